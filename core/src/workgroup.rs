@@ -1,0 +1,115 @@
+//! The CPU workgroup model: how the Rust versions of the kernels see the GPU
+//! execution model.
+//!
+//! The CPU backend calls a [`CpuKernel`] once per workgroup (workgroups run in
+//! parallel on a thread pool). Inside, the kernel runs its invocations itself:
+//!
+//! - **Phases and barriers.** Code between two barriers is a *phase*; a kernel
+//!   writes a phase as one loop over the local invocation index
+//!   (`for lid in 0..group.size`). Every invocation finishes the phase before
+//!   any starts the next, which is exactly what `workgroupBarrier()` /
+//!   `__syncthreads()` / `barrier()` guarantee. Inside a phase, invocations are
+//!   independent, so the loop may visit them in any order (kernels interleave
+//!   them to keep memory access sequential, as a GPU's coalescing would).
+//! - **Shared memory.** [`Group::shared`] is the workgroup's scratch array of
+//!   [`crate::Launch::shared_bytes`] bytes. Its contents at the start of a
+//!   workgroup are unspecified (a worker thread reuses its scratch), so kernels
+//!   initialise what they read, as on a GPU. Invocations of one group run on one thread, so shared memory needs no
+//!   atomics: a shared atomic is a plain read-modify-write.
+//! - **Private memory.** Values an invocation keeps across a barrier live in
+//!   arrays indexed by the local index.
+//! - **Global memory and atomics.** Read-only bindings are `&[u32]`; writable
+//!   bindings are `&[AtomicU32]`, so workgroups on different threads can write
+//!   and atomically update them exactly like GPU global memory.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The Rust version of a kernel: runs one whole workgroup.
+pub type CpuKernel = fn(group: &mut Group<'_>, bindings: &Bindings<'_>);
+
+/// One workgroup's view of the launch.
+pub struct Group<'a> {
+    /// This workgroup's index along x, y, z (`workgroup_id`, `blockIdx`).
+    pub id: [u32; 3],
+    /// Number of workgroups along x, y, z (`num_workgroups`, `gridDim`).
+    pub count: [u32; 3],
+    /// Invocations in the workgroup (`GROUP_SIZE`).
+    pub size: u32,
+    /// The kernel's constants, in [`crate::KernelDef::constants`] order.
+    pub constants: &'a [u32],
+    /// The launch's parameter words, in [`crate::KernelDef::params`] order.
+    pub params: &'a [u32],
+    /// Workgroup shared memory, `shared_bytes / 4` words.
+    pub shared: &'a mut [u32],
+}
+
+impl Group<'_> {
+    /// Parameter word `i` as f32 (params carry f32 values as their bits).
+    pub fn param_f32(&self, i: usize) -> f32 {
+        f32::from_bits(self.params[i])
+    }
+}
+
+/// One buffer binding of a launch.
+pub enum Binding<'a> {
+    Read(&'a [u32]),
+    ReadWrite(&'a [AtomicU32]),
+}
+
+/// The buffers of a launch, in binding order.
+pub struct Bindings<'a> {
+    slots: Vec<Binding<'a>>,
+}
+
+impl<'a> Bindings<'a> {
+    pub fn new(slots: Vec<Binding<'a>>) -> Self {
+        Bindings { slots }
+    }
+
+    /// A read-only binding as 32-bit words. Panics if binding `i` is writable:
+    /// that is a mismatch between a kernel and its own definition, checked by
+    /// the CPU backend's tests, never caused by user input.
+    pub fn read(&self, i: usize) -> &'a [u32] {
+        match self.slots[i] {
+            Binding::Read(words) => words,
+            Binding::ReadWrite(_) => panic!("binding {i} is read-write, not read-only"),
+        }
+    }
+
+    /// A read-only binding as f32.
+    pub fn read_f32(&self, i: usize) -> &'a [f32] {
+        bytemuck::cast_slice(self.read(i))
+    }
+
+    /// A writable binding (global memory with atomics).
+    pub fn write(&self, i: usize) -> &'a [AtomicU32] {
+        match self.slots[i] {
+            Binding::ReadWrite(words) => words,
+            Binding::Read(_) => panic!("binding {i} is read-only, not read-write"),
+        }
+    }
+}
+
+/// Global-memory helpers that read like the GPU code they model.
+pub trait GlobalWord {
+    fn store_u32(&self, value: u32);
+    fn store_f32(&self, value: f32);
+    fn load_u32(&self) -> u32;
+    /// `atomicAdd` on a global word; returns the old value.
+    fn atomic_add(&self, value: u32) -> u32;
+}
+
+impl GlobalWord for AtomicU32 {
+    fn store_u32(&self, value: u32) {
+        self.store(value, Ordering::Relaxed);
+    }
+    fn store_f32(&self, value: f32) {
+        self.store(value.to_bits(), Ordering::Relaxed);
+    }
+    fn load_u32(&self) -> u32 {
+        self.load(Ordering::Relaxed)
+    }
+    fn atomic_add(&self, value: u32) -> u32 {
+        self.fetch_add(value, Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,1 @@
+// conv2d — not yet written for this language (see mod.rs for the interface)

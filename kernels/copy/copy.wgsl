@@ -1,0 +1,1 @@
+// copy — not yet written for this language (see mod.rs for the interface)

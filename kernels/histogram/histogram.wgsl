@@ -1,0 +1,1 @@
+// histogram — not yet written for this language (see mod.rs for the interface)

@@ -1,0 +1,83 @@
+// Matmul — CPU workgroup model (see `mod.rs` for the algorithm and interface).
+//
+// Shared memory: shared_a (TILE_K rows of TILE_M + PAD, A's tile transposed),
+// then shared_b (TILE_K rows of TILE_N + PAD).
+// Barriers: after each pair of tile loads, and after computing from them.
+// Registers: each invocation's THREAD_M × THREAD_N accumulators live in
+// `acc`, indexed by the local index (they persist across barriers).
+
+use super::PAD;
+use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
+
+pub fn matmul(group: &mut Group<'_>, bindings: &Bindings<'_>) {
+    let c = group.constants;
+    let group_size = c[0] as usize;
+    let (tile_m, tile_n, tile_k) = (c[1] as usize, c[2] as usize, c[3] as usize);
+    let (thread_m, thread_n) = (c[4] as usize, c[5] as usize);
+    let (m, n, k) = (group.params[0] as usize, group.params[1] as usize, group.params[2] as usize);
+    let a = bindings.read_f32(0);
+    let b = bindings.read_f32(1);
+    let out = bindings.write(2);
+    let (stride_a, stride_b) = (tile_m + PAD as usize, tile_n + PAD as usize);
+    let threads_n = tile_n / thread_n;
+
+    let shared: &mut [f32] = bytemuck::cast_slice_mut(group.shared);
+    let (shared_a, rest) = shared.split_at_mut(tile_k * stride_a);
+    let shared_b = &mut rest[..tile_k * stride_b];
+    let micro = thread_m * thread_n;
+    let mut acc = vec![0.0f32; group_size * micro];
+
+    let mut tm = group.id[1] as usize;
+    while tm < m.div_ceil(tile_m) {
+        let mut tn = group.id[0] as usize;
+        while tn < n.div_ceil(tile_n) {
+            acc.fill(0.0);
+            let (row0, col0) = (tm * tile_m, tn * tile_n);
+            let mut k0 = 0;
+            while k0 < k {
+                // Phase a: both tiles, zero outside the matrices. — barrier —
+                for mm in 0..tile_m {
+                    for kk in 0..tile_k {
+                        let (row, col) = (row0 + mm, k0 + kk);
+                        shared_a[kk * stride_a + mm] = if row < m && col < k { a[row * k + col] } else { 0.0 };
+                    }
+                }
+                for kk in 0..tile_k {
+                    for nn in 0..tile_n {
+                        let (row, col) = (k0 + kk, col0 + nn);
+                        shared_b[kk * stride_b + nn] = if row < k && col < n { b[row * n + col] } else { 0.0 };
+                    }
+                }
+                // Phase b: every invocation's outer products. — barrier —
+                for (lid, acc) in acc.chunks_exact_mut(micro).enumerate() {
+                    let (tx, ty) = (lid % threads_n, lid / threads_n);
+                    for kk in 0..tile_k {
+                        let a_regs = &shared_a[kk * stride_a + ty * thread_m..][..thread_m];
+                        let b_regs = &shared_b[kk * stride_b + tx * thread_n..][..thread_n];
+                        for (i, &av) in a_regs.iter().enumerate() {
+                            for (j, &bv) in b_regs.iter().enumerate() {
+                                acc[i * thread_n + j] += av * bv;
+                            }
+                        }
+                    }
+                }
+                k0 += tile_k;
+            }
+            // Last phase: store the micro-tiles' elements inside C.
+            for (lid, acc) in acc.chunks_exact(micro).enumerate() {
+                let (tx, ty) = (lid % threads_n, lid / threads_n);
+                for i in 0..thread_m {
+                    let row = row0 + ty * thread_m + i;
+                    for j in 0..thread_n {
+                        let col = col0 + tx * thread_n + j;
+                        if row < m && col < n {
+                            out[row * n + col].store_f32(acc[i * thread_n + j]);
+                        }
+                    }
+                }
+            }
+            tn += group.count[0] as usize;
+        }
+        tm += group.count[1] as usize;
+    }
+}

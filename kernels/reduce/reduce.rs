@@ -1,0 +1,156 @@
+// Reduce — CPU workgroup model (see `mod.rs` for the algorithm and interface).
+//
+// Shared memory: GROUP_SIZE words, the tree's scratch.
+// Barriers: after the accumulators are stored, and after each tree level
+// (each phase below is one loop over the local index).
+
+use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
+
+/// One reduction: identity and combine on typed values.
+trait Reduction {
+    type T: bytemuck::Pod;
+    const IDENTITY: Self::T;
+    fn combine(a: Self::T, b: Self::T) -> Self::T;
+}
+
+struct SumF32;
+struct SumU32; // also the i32 sum: wrapping addition of the same bits
+struct MinF32;
+struct MaxF32;
+struct MinI32;
+struct MaxI32;
+struct MinU32;
+struct MaxU32;
+
+impl Reduction for SumF32 {
+    type T = f32;
+    const IDENTITY: f32 = 0.0;
+    fn combine(a: f32, b: f32) -> f32 {
+        a + b
+    }
+}
+impl Reduction for SumU32 {
+    type T = u32;
+    const IDENTITY: u32 = 0;
+    fn combine(a: u32, b: u32) -> u32 {
+        a.wrapping_add(b)
+    }
+}
+impl Reduction for MinF32 {
+    type T = f32;
+    const IDENTITY: f32 = f32::INFINITY;
+    fn combine(a: f32, b: f32) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else if b < a {
+            b
+        } else {
+            a
+        }
+    }
+}
+impl Reduction for MaxF32 {
+    type T = f32;
+    const IDENTITY: f32 = f32::NEG_INFINITY;
+    fn combine(a: f32, b: f32) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else if b > a {
+            b
+        } else {
+            a
+        }
+    }
+}
+impl Reduction for MinI32 {
+    type T = i32;
+    const IDENTITY: i32 = i32::MAX;
+    fn combine(a: i32, b: i32) -> i32 {
+        a.min(b)
+    }
+}
+impl Reduction for MaxI32 {
+    type T = i32;
+    const IDENTITY: i32 = i32::MIN;
+    fn combine(a: i32, b: i32) -> i32 {
+        a.max(b)
+    }
+}
+impl Reduction for MinU32 {
+    type T = u32;
+    const IDENTITY: u32 = u32::MAX;
+    fn combine(a: u32, b: u32) -> u32 {
+        a.min(b)
+    }
+}
+impl Reduction for MaxU32 {
+    type T = u32;
+    const IDENTITY: u32 = 0;
+    fn combine(a: u32, b: u32) -> u32 {
+        a.max(b)
+    }
+}
+
+pub fn reduce(group: &mut Group<'_>, bindings: &Bindings<'_>) {
+    let (elem, op) = (group.constants[1], group.constants[2]);
+    match (elem, op) {
+        (0, 0) => run::<SumF32>(group, bindings),
+        (0, 1) => run::<MinF32>(group, bindings),
+        (0, 2) => run::<MaxF32>(group, bindings),
+        (1, 0) | (2, 0) => run::<SumU32>(group, bindings),
+        (1, 1) => run::<MinI32>(group, bindings),
+        (1, 2) => run::<MaxI32>(group, bindings),
+        (2, 1) => run::<MinU32>(group, bindings),
+        (2, 2) => run::<MaxU32>(group, bindings),
+        _ => unreachable!("plan passes ELEM < 3 and OP < 3"),
+    }
+}
+
+fn run<R: Reduction>(group: &mut Group<'_>, bindings: &Bindings<'_>) {
+    let group_size = group.size as usize;
+    let n = group.params[0] as usize;
+    let input: &[R::T] = bytemuck::cast_slice(bindings.read(0));
+    let out = bindings.write(1);
+    let stride = group_size * group.count[0] as usize; // T: invocations in the grid
+    let first = group.id[0] as usize * group_size; // t of this group's lid 0
+
+    // Phase 1: grid-stride accumulation into private accumulators. Vectors
+    // first (4 elements each), then the scalar tail. Invocations of one row
+    // touch consecutive vectors, as coalesced GPU loads do.
+    let mut acc = vec![R::IDENTITY; group_size];
+    let vectors = n / 4;
+    let mut row = first;
+    while row < vectors {
+        let lanes = group_size.min(vectors - row);
+        let chunk = &input[row * 4..(row + lanes) * 4];
+        for (a, v) in acc.iter_mut().zip(chunk.chunks_exact(4)) {
+            let pair = R::combine(R::combine(v[0], v[1]), R::combine(v[2], v[3]));
+            *a = R::combine(*a, pair);
+        }
+        row += stride;
+    }
+    let mut i = vectors * 4 + first;
+    while i < n {
+        let lanes = group_size.min(n - i);
+        for (a, &x) in acc.iter_mut().zip(&input[i..i + lanes]) {
+            *a = R::combine(*a, x);
+        }
+        i += stride;
+    }
+
+    // Phase 2: accumulators to shared memory. — barrier —
+    let shared: &mut [R::T] = bytemuck::cast_slice_mut(&mut group.shared[..group_size]);
+    shared.copy_from_slice(&acc);
+
+    // Phase 3..: the shared-memory tree, one phase (and barrier) per level.
+    let mut s = group_size / 2;
+    while s > 0 {
+        for lid in 0..s {
+            shared[lid] = R::combine(shared[lid], shared[lid + s]);
+        }
+        s /= 2;
+    }
+
+    // Last phase: invocation 0 writes the group's value.
+    out[group.id[0] as usize].store_u32(bytemuck::cast(shared[0]));
+}

@@ -1,0 +1,1 @@
+// reduce — not yet written for this language (see mod.rs for the interface)
