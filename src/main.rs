@@ -1,1 +1,7 @@
-fn main() {}
+//! The `rosetta` command line (see `rosetta --help` and DESIGN.md's contract).
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -94,7 +94,7 @@ impl Launch {
 }
 
 /// Which clock a measured duration came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Clock {
     /// The API's own device timer (timestamp queries, events, profiling info).

@@ -2,7 +2,10 @@
 //! benches so that every device sees identical inputs.
 //!
 //! Counter-based: value `i` of a stream depends only on `(seed, i)`, so inputs
-//! are reproducible across machines, thread counts and crate versions.
+//! are reproducible across machines, thread counts and crate versions, and
+//! large inputs are generated in parallel.
+
+use rayon::prelude::*;
 
 /// SplitMix64's finaliser: a well-mixed 64-bit hash of one counter.
 fn mix(mut z: u64) -> u64 {
@@ -26,28 +29,29 @@ pub fn f32_in(seed: u64, i: u64, lo: f32, hi: f32) -> f32 {
 
 /// `len` uniform f32 values in [-1, 1).
 pub fn f32_values(seed: u64, len: usize) -> Vec<f32> {
-    (0..len as u64).map(|i| f32_in(seed, i, -1.0, 1.0)).collect()
+    (0..len as u64).into_par_iter().map(|i| f32_in(seed, i, -1.0, 1.0)).collect()
 }
 
 /// `len` uniform f32 values in [lo, hi).
 pub fn f32_values_in(seed: u64, len: usize, lo: f32, hi: f32) -> Vec<f32> {
-    (0..len as u64).map(|i| f32_in(seed, i, lo, hi)).collect()
+    (0..len as u64).into_par_iter().map(|i| f32_in(seed, i, lo, hi)).collect()
 }
 
 /// `len` i32 values over the whole range (sums wrap).
 pub fn i32_values(seed: u64, len: usize) -> Vec<i32> {
-    (0..len as u64).map(|i| (bits(seed, i) >> 32) as i32).collect()
+    (0..len as u64).into_par_iter().map(|i| (bits(seed, i) >> 32) as i32).collect()
 }
 
 /// `len` u32 values over the whole range (sums wrap).
 pub fn u32_values(seed: u64, len: usize) -> Vec<u32> {
-    (0..len as u64).map(|i| (bits(seed, i) >> 32) as u32).collect()
+    (0..len as u64).into_par_iter().map(|i| (bits(seed, i) >> 32) as u32).collect()
 }
 
 /// `len` u32 values uniform in [0, below).
 pub fn u32_below(seed: u64, len: usize, below: u32) -> Vec<u32> {
     let below = u64::from(below.max(1));
     (0..len as u64)
+        .into_par_iter()
         .map(|i| (((bits(seed, i) >> 32) * below) >> 32) as u32)
         .collect()
 }

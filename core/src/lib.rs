@@ -26,3 +26,4 @@ pub use buffer::Buffer;
 pub use caps::{Api, Capabilities, DeviceInfo, DeviceType};
 pub use error::{Error, Result};
 pub use kernel::{Access, KernelDef, KernelSpec, Language, Sources};
+pub use ops::Elem;
