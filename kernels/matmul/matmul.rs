@@ -49,17 +49,12 @@ pub fn matmul(group: &mut Group<'_>, bindings: &Bindings<'_>) {
                     }
                 }
                 // Phase b: every invocation's outer products. — barrier —
-                for (lid, acc) in acc.chunks_exact_mut(micro).enumerate() {
-                    let (tx, ty) = (lid % threads_n, lid / threads_n);
-                    for kk in 0..tile_k {
-                        let a_regs = &shared_a[kk * stride_a + ty * thread_m..][..thread_m];
-                        let b_regs = &shared_b[kk * stride_b + tx * thread_n..][..thread_n];
-                        for (i, &av) in a_regs.iter().enumerate() {
-                            for (j, &bv) in b_regs.iter().enumerate() {
-                                acc[i * thread_n + j] += av * bv;
-                            }
-                        }
-                    }
+                let tiles = Tiles { shared_a, shared_b, stride_a, stride_b, tile_k, threads_n };
+                match (thread_m, thread_n) {
+                    (8, 8) => outer_products::<8, 8>(&mut acc, &tiles),
+                    (4, 4) => outer_products::<4, 4>(&mut acc, &tiles),
+                    (2, 2) => outer_products::<2, 2>(&mut acc, &tiles),
+                    _ => outer_products_any(&mut acc, &tiles, thread_m, thread_n),
                 }
                 k0 += tile_k;
             }
@@ -79,5 +74,55 @@ pub fn matmul(group: &mut Group<'_>, bindings: &Bindings<'_>) {
             tn += group.count[0] as usize;
         }
         tm += group.count[1] as usize;
+    }
+}
+
+/// The shared tiles of one k-step, as phase b reads them.
+struct Tiles<'a> {
+    shared_a: &'a [f32],
+    shared_b: &'a [f32],
+    stride_a: usize,
+    stride_b: usize,
+    tile_k: usize,
+    threads_n: usize,
+}
+
+/// Phase b for a micro-tile size known at compile time, so the register block
+/// is a fixed array and the update vectorises (as a GPU compiler unrolls it).
+fn outer_products<const TM: usize, const TN: usize>(acc: &mut [f32], tiles: &Tiles<'_>) {
+    for (lid, acc) in acc.chunks_exact_mut(TM * TN).enumerate() {
+        let (tx, ty) = (lid % tiles.threads_n, lid / tiles.threads_n);
+        let mut regs = [[0.0f32; TN]; TM];
+        for (i, row) in regs.iter_mut().enumerate() {
+            row.copy_from_slice(&acc[i * TN..(i + 1) * TN]);
+        }
+        for kk in 0..tiles.tile_k {
+            let a: &[f32; TM] = tiles.shared_a[kk * tiles.stride_a + ty * TM..][..TM].try_into().unwrap();
+            let b: &[f32; TN] = tiles.shared_b[kk * tiles.stride_b + tx * TN..][..TN].try_into().unwrap();
+            for (row, &av) in regs.iter_mut().zip(a) {
+                for (r, &bv) in row.iter_mut().zip(b) {
+                    *r += av * bv;
+                }
+            }
+        }
+        for (i, row) in regs.iter().enumerate() {
+            acc[i * TN..(i + 1) * TN].copy_from_slice(row);
+        }
+    }
+}
+
+/// Phase b for any micro-tile size.
+fn outer_products_any(acc: &mut [f32], tiles: &Tiles<'_>, thread_m: usize, thread_n: usize) {
+    for (lid, acc) in acc.chunks_exact_mut(thread_m * thread_n).enumerate() {
+        let (tx, ty) = (lid % tiles.threads_n, lid / tiles.threads_n);
+        for kk in 0..tiles.tile_k {
+            let a_regs = &tiles.shared_a[kk * tiles.stride_a + ty * thread_m..][..thread_m];
+            let b_regs = &tiles.shared_b[kk * tiles.stride_b + tx * thread_n..][..thread_n];
+            for (i, &av) in a_regs.iter().enumerate() {
+                for (j, &bv) in b_regs.iter().enumerate() {
+                    acc[i * thread_n + j] += av * bv;
+                }
+            }
+        }
     }
 }
