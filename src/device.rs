@@ -59,7 +59,12 @@ impl Device {
     }
 
     /// [`Self::histogram`] with an explicit counting path.
-    pub fn histogram_with(&self, values: &[u32], bins: u32, path: HistogramPath) -> Result<Vec<u32>> {
+    pub fn histogram_with(
+        &self,
+        values: &[u32],
+        bins: u32,
+        path: HistogramPath,
+    ) -> Result<Vec<u32>> {
         let spec = HistogramSpec {
             input: HistogramInput::U32,
             len: values.len(),
@@ -89,7 +94,12 @@ impl Device {
         self.run_histogram(bytemuck::cast_slice(values), &spec, path)
     }
 
-    fn run_histogram(&self, words: &[u32], spec: &HistogramSpec, path: HistogramPath) -> Result<Vec<u32>> {
+    fn run_histogram(
+        &self,
+        words: &[u32],
+        spec: &HistogramSpec,
+        path: HistogramPath,
+    ) -> Result<Vec<u32>> {
         let plan = HistogramPlan::new(&self.backend, spec, path)?;
         let values = Buffer::from_slice(&self.backend, words)?;
         let counts = Buffer::new(&self.backend, words_to_bytes(spec.bins as usize)?)?;

@@ -75,7 +75,8 @@ fn npy_error(path: &Path, reason: impl Into<String>) -> Error {
 /// Read one array; anything but a C-ordered little-endian f32 / i32 / u32
 /// array is a typed [`Error::Npy`].
 pub fn read(path: &Path) -> Result<Array> {
-    let file = std::fs::File::open(path).map_err(|e| npy_error(path, format!("cannot open: {e}")))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| npy_error(path, format!("cannot open: {e}")))?;
     let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
         .map_err(|e| npy_error(path, format!("not a readable .npy file: {e}")))?;
     if npy.order() == npyz::Order::Fortran {
@@ -87,7 +88,12 @@ pub fn read(path: &Path) -> Result<Array> {
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let dtype = match npy.dtype() {
         npyz::DType::Plain(type_str) => type_str.to_string(),
-        other => return Err(npy_error(path, format!("has a structured dtype {}", other.descr()))),
+        other => {
+            return Err(npy_error(
+                path,
+                format!("has a structured dtype {}", other.descr()),
+            ))
+        }
     };
     let read_err = |e: std::io::Error| npy_error(path, format!("truncated or corrupt data: {e}"));
     let values = match dtype.as_str() {
@@ -97,7 +103,9 @@ pub fn read(path: &Path) -> Result<Array> {
         other => {
             return Err(npy_error(
                 path,
-                format!("has dtype {other}; rosetta reads float32, int32 or uint32 (little-endian)"),
+                format!(
+                    "has dtype {other}; rosetta reads float32, int32 or uint32 (little-endian)"
+                ),
             ))
         }
     };
@@ -106,7 +114,8 @@ pub fn read(path: &Path) -> Result<Array> {
 
 /// Write one array.
 pub fn write(path: &Path, shape: &[usize], values: &Values) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| npy_error(path, format!("cannot create: {e}")))?;
+    let file =
+        std::fs::File::create(path).map_err(|e| npy_error(path, format!("cannot create: {e}")))?;
     let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     let io_err = |e: std::io::Error| npy_error(path, format!("write failed: {e}"));
     fn write_all<T: npyz::AutoSerialize + Copy>(
@@ -141,7 +150,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rosetta-npy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for (name, shape, values) in [
-            ("f.npy", vec![2, 3], Values::F32(vec![1.5, -2.0, 0.0, 3.25, f32::NAN, 7.0])),
+            (
+                "f.npy",
+                vec![2, 3],
+                Values::F32(vec![1.5, -2.0, 0.0, 3.25, f32::NAN, 7.0]),
+            ),
             ("i.npy", vec![3], Values::I32(vec![-1, 0, i32::MAX])),
             ("u.npy", vec![1], Values::U32(vec![u32::MAX])),
         ] {
@@ -166,7 +179,10 @@ mod tests {
         let garbage = dir.join("garbage.npy");
         std::fs::write(&garbage, b"not an npy file").unwrap();
         assert!(matches!(read(&garbage), Err(Error::Npy { .. })));
-        assert!(matches!(read(&dir.join("missing.npy")), Err(Error::Npy { .. })));
+        assert!(matches!(
+            read(&dir.join("missing.npy")),
+            Err(Error::Npy { .. })
+        ));
         // float64 is not a rosetta dtype
         let f64_path = dir.join("f64.npy");
         npyz::to_file_1d(&f64_path, vec![1.0f64, 2.0]).unwrap();

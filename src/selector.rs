@@ -35,7 +35,7 @@ impl Selector {
         })?;
         Ok(match rest {
             None => Selector::Api(api),
-            Some(r) if r.is_empty() => {
+            Some("") => {
                 return Err(Error::NoDevice {
                     selector: text.to_string(),
                     hint: ": empty device after ':'".into(),
@@ -98,13 +98,22 @@ mod tests {
     fn parses_every_form() {
         assert_eq!(Selector::parse("all").unwrap(), Selector::All);
         assert_eq!(Selector::parse("CUDA").unwrap(), Selector::Api(Api::Cuda));
-        assert_eq!(Selector::parse("opencl:1").unwrap(), Selector::Index(Api::Opencl, 1));
+        assert_eq!(
+            Selector::parse("opencl:1").unwrap(),
+            Selector::Index(Api::Opencl, 1)
+        );
         assert_eq!(
             Selector::parse("wgpu:nvidia").unwrap(),
             Selector::Name(Api::Wgpu, "nvidia".into())
         );
-        assert!(matches!(Selector::parse("metal"), Err(Error::NoDevice { .. })));
-        assert!(matches!(Selector::parse("cpu:"), Err(Error::NoDevice { .. })));
+        assert!(matches!(
+            Selector::parse("metal"),
+            Err(Error::NoDevice { .. })
+        ));
+        assert!(matches!(
+            Selector::parse("cpu:"),
+            Err(Error::NoDevice { .. })
+        ));
     }
 
     #[test]

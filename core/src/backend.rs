@@ -80,7 +80,11 @@ impl Launch {
         )?;
         for (axis, (&n, &max)) in self.groups.iter().zip(&caps.max_groups).enumerate() {
             exceeds(
-                ["workgroups along x", "workgroups along y", "workgroups along z"][axis],
+                [
+                    "workgroups along x",
+                    "workgroups along y",
+                    "workgroups along z",
+                ][axis],
                 n.into(),
                 max.into(),
             )?;

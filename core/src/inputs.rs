@@ -29,22 +29,34 @@ pub fn f32_in(seed: u64, i: u64, lo: f32, hi: f32) -> f32 {
 
 /// `len` uniform f32 values in [-1, 1).
 pub fn f32_values(seed: u64, len: usize) -> Vec<f32> {
-    (0..len as u64).into_par_iter().map(|i| f32_in(seed, i, -1.0, 1.0)).collect()
+    (0..len as u64)
+        .into_par_iter()
+        .map(|i| f32_in(seed, i, -1.0, 1.0))
+        .collect()
 }
 
 /// `len` uniform f32 values in [lo, hi).
 pub fn f32_values_in(seed: u64, len: usize, lo: f32, hi: f32) -> Vec<f32> {
-    (0..len as u64).into_par_iter().map(|i| f32_in(seed, i, lo, hi)).collect()
+    (0..len as u64)
+        .into_par_iter()
+        .map(|i| f32_in(seed, i, lo, hi))
+        .collect()
 }
 
 /// `len` i32 values over the whole range (sums wrap).
 pub fn i32_values(seed: u64, len: usize) -> Vec<i32> {
-    (0..len as u64).into_par_iter().map(|i| (bits(seed, i) >> 32) as i32).collect()
+    (0..len as u64)
+        .into_par_iter()
+        .map(|i| (bits(seed, i) >> 32) as i32)
+        .collect()
 }
 
 /// `len` u32 values over the whole range (sums wrap).
 pub fn u32_values(seed: u64, len: usize) -> Vec<u32> {
-    (0..len as u64).into_par_iter().map(|i| (bits(seed, i) >> 32) as u32).collect()
+    (0..len as u64)
+        .into_par_iter()
+        .map(|i| (bits(seed, i) >> 32) as u32)
+        .collect()
 }
 
 /// `len` u32 values uniform in [0, below).
@@ -69,7 +81,9 @@ mod tests {
 
     #[test]
     fn ranges_hold() {
-        assert!(f32_values(1, 10_000).iter().all(|&x| (-1.0..1.0).contains(&x)));
+        assert!(f32_values(1, 10_000)
+            .iter()
+            .all(|&x| (-1.0..1.0).contains(&x)));
         assert!(u32_below(1, 10_000, 37).iter().all(|&v| v < 37));
         let small = u32_below(2, 10_000, 4);
         for v in 0..4 {

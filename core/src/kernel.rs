@@ -94,10 +94,7 @@ impl KernelSpec {
         let mut values = vec![None; kernel.constants.len()];
         for &(name, value) in constants {
             let index = kernel.constant_index(name).ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "kernel '{}' has no constant '{name}'",
-                    kernel.name
-                ))
+                Error::InvalidArgument(format!("kernel '{}' has no constant '{name}'", kernel.name))
             })?;
             if values[index].replace(value).is_some() {
                 return Err(Error::InvalidArgument(format!(
@@ -123,7 +120,11 @@ impl KernelSpec {
 
     /// `(name, value)` pairs in declaration order.
     pub fn constants(&self) -> impl Iterator<Item = (&'static str, u32)> + '_ {
-        self.kernel.constants.iter().copied().zip(self.values.iter().copied())
+        self.kernel
+            .constants
+            .iter()
+            .copied()
+            .zip(self.values.iter().copied())
     }
 
     pub fn value(&self, name: &str) -> Option<u32> {

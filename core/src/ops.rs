@@ -138,9 +138,7 @@ pub struct ReduceSpec {
 impl ReduceSpec {
     pub fn validate(&self) -> Result<()> {
         if self.len == 0 && self.op != ReduceOp::Sum {
-            return Err(Error::EmptyReduction {
-                op: self.op.name(),
-            });
+            return Err(Error::EmptyReduction { op: self.op.name() });
         }
         Ok(())
     }

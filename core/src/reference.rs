@@ -49,11 +49,14 @@ pub fn min_max_f32(x: &[f32], op: ReduceOp) -> Option<f32> {
     };
     x.par_chunks(1 << 16)
         .map(|chunk| chunk.iter().copied().reduce(pick))
-        .reduce(|| None, |a, b| match (a, b) {
-            (Some(a), Some(b)) => Some(pick(a, b)),
-            (a, None) => a,
-            (None, b) => b,
-        })
+        .reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(pick(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
 }
 
 /// Exact integer reduction: wrapping sum, min or max. `None` for an empty min/max.
@@ -201,7 +204,10 @@ mod tests {
         let x = [1.0, f32::NAN, -3.0];
         assert!(min_max_f32(&x, ReduceOp::Min).unwrap().is_nan());
         assert!(min_max_f32(&x, ReduceOp::Max).unwrap().is_nan());
-        assert_eq!(min_max_f32(&[2.0, f32::NEG_INFINITY], ReduceOp::Min), Some(f32::NEG_INFINITY));
+        assert_eq!(
+            min_max_f32(&[2.0, f32::NEG_INFINITY], ReduceOp::Min),
+            Some(f32::NEG_INFINITY)
+        );
         assert_eq!(min_max_f32(&[], ReduceOp::Max), None);
     }
 
@@ -226,7 +232,13 @@ mod tests {
         let out = conv1d(&[1.0, 2.0, 3.0], &[1.0, 10.0, 100.0]);
         let values: Vec<f64> = out.iter().map(|e| e.value).collect();
         assert_eq!(values, vec![210.0, 321.0, 32.0]);
-        let spec = Conv2dSpec { height: 2, width: 2, kh: 3, kw: 1, border: Border::Clamp };
+        let spec = Conv2dSpec {
+            height: 2,
+            width: 2,
+            kh: 3,
+            kw: 1,
+            border: Border::Clamp,
+        };
         let img = [1.0, 2.0, 3.0, 4.0];
         // column filter [1, 0, 0] reads the pixel above, clamped at the top row.
         let out = conv2d(&img, &[1.0, 0.0, 0.0], &spec);
@@ -238,7 +250,10 @@ mod tests {
     fn matmul_small() {
         let spec = MatmulSpec { m: 2, k: 2, n: 1 };
         let c = matmul(&[1.0, 2.0, 3.0, 4.0], &[5.0, -6.0], &spec);
-        assert_eq!(c.iter().map(|e| e.value).collect::<Vec<_>>(), vec![-7.0, -9.0]);
+        assert_eq!(
+            c.iter().map(|e| e.value).collect::<Vec<_>>(),
+            vec![-7.0, -9.0]
+        );
         assert_eq!(c[0].abs, 17.0);
     }
 }

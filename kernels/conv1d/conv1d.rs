@@ -31,7 +31,11 @@ pub fn conv1d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
         let start = (t * tile) as isize - radius as isize;
         for (s, slot) in shared_signal.iter_mut().enumerate() {
             let src = start + s as isize;
-            *slot = if src >= 0 && (src as usize) < n { x[src as usize] } else { 0.0 };
+            *slot = if src >= 0 && (src as usize) < n {
+                x[src as usize]
+            } else {
+                0.0
+            };
         }
         // Phase b: every output of the tile from shared memory. — barrier —
         let base = t * tile;

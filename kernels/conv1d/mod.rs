@@ -7,12 +7,12 @@
 //! 2. Grid-stride over tiles: `for tile = group_id.x; tile < tiles; tile += num_groups.x`
 //!    with `tiles = ceil(n / TILE)`:
 //!    a. load `shared_signal[s] = x[tile·TILE − TAPS/2 + s]` (0 outside `[0, n)`)
-//!       for `s = lid; s < TILE + TAPS − 1; s += GROUP_SIZE`; barrier (this
-//!       barrier also covers step 1 on the first tile);
+//!    for `s = lid; s < TILE + TAPS − 1; s += GROUP_SIZE`; barrier (this
+//!    barrier also covers step 1 on the first tile);
 //!    b. each invocation computes outputs `o = lid + r·GROUP_SIZE`, `r < ITEMS`
-//!       (consecutive invocations, consecutive outputs):
-//!       `Σ_j shared_taps[j] · shared_signal[o + j]`, and stores it if
-//!       `tile·TILE + o < n`;
+//!    (consecutive invocations, consecutive outputs):
+//!    `Σ_j shared_taps[j] · shared_signal[o + j]`, and stores it if
+//!    `tile·TILE + o < n`;
 //!    c. barrier (before the next tile overwrites `shared_signal`).
 //!
 //! # Interface
@@ -66,7 +66,8 @@ impl Conv1dPlan {
         spec.validate()?;
         let caps = &backend.info().caps;
         let max_shared = u64::from(caps.max_shared_bytes);
-        let taps = u32::try_from(spec.taps).map_err(|_| Error::Unsupported(format!("{} taps", spec.taps)))?;
+        let taps = u32::try_from(spec.taps)
+            .map_err(|_| Error::Unsupported(format!("{} taps", spec.taps)))?;
         // Largest tile that fits: 4 outputs per invocation, then fewer, then
         // smaller groups.
         let mut group_size = crate::preferred_group_size(caps);
@@ -87,8 +88,14 @@ impl Conv1dPlan {
         }
         let tile = u64::from(group_size * items);
         let tiles = (spec.len as u64).div_ceil(tile).max(1);
-        let groups = tiles.min(u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])));
-        let launch = Launch::linear(groups as u32, group_size, shared_bytes(group_size, items, taps) as u32);
+        let groups = tiles.min(
+            u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])),
+        );
+        let launch = Launch::linear(
+            groups as u32,
+            group_size,
+            shared_bytes(group_size, items, taps) as u32,
+        );
         let kernel_spec = KernelSpec::new(
             &KERNEL,
             &[("GROUP_SIZE", group_size), ("ITEMS", items), ("TAPS", taps)],
@@ -115,7 +122,11 @@ impl Conv1dPlan {
         if n == 0 {
             return Ok(());
         }
-        self.backend
-            .launch(self.kernel, &self.launch, &[x.id(), taps.id(), out.id()], &[n])
+        self.backend.launch(
+            self.kernel,
+            &self.launch,
+            &[x.id(), taps.id(), out.id()],
+            &[n],
+        )
     }
 }

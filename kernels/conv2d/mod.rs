@@ -14,12 +14,12 @@
 //!    `for tile_x = group_id.x; tile_x < tiles_x; tile_x += num_groups.x`
 //!    (`tiles_x = ceil(width / TILE_W)`, `tiles_y = ceil(height / TILE_H)`):
 //!    a. load the halo tile `shared_tile[r][c]` for `r < TILE_H + KH − 1`,
-//!       `c < TILE_W + KW − 1` (row stride `TILE_W + KW − 1`, flat index
-//!       `s = lid; s < …; s += GROUP_SIZE`) from image pixel
-//!       `(tile_y·TILE_H − KH/2 + r, tile_x·TILE_W − KW/2 + c)` with the border
-//!       rule; barrier;
+//!    `c < TILE_W + KW − 1` (row stride `TILE_W + KW − 1`, flat index
+//!    `s = lid; s < …; s += GROUP_SIZE`) from image pixel
+//!    `(tile_y·TILE_H − KH/2 + r, tile_x·TILE_W − KW/2 + c)` with the border
+//!    rule; barrier;
 //!    b. each invocation computes its outputs from shared memory and stores
-//!       those inside the image;
+//!    those inside the image;
 //!    c. barrier.
 //!
 //! # Interface
@@ -138,7 +138,10 @@ impl Conv2dPlan {
                 limit: u64::from(u32::MAX),
             })
         };
-        let (height, width) = (dim("image height", self.spec.height)?, dim("image width", self.spec.width)?);
+        let (height, width) = (
+            dim("image height", self.spec.height)?,
+            dim("image width", self.spec.width)?,
+        );
         if height == 0 || width == 0 {
             return Ok(());
         }

@@ -47,7 +47,9 @@ impl CopyPlan {
         let caps = &backend.info().caps;
         let group_size = crate::preferred_group_size(caps);
         let wanted = (words as u64).div_ceil(u64::from(group_size) * 4).max(1);
-        let groups = wanted.min(u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])));
+        let groups = wanted.min(
+            u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])),
+        );
         let launch = Launch::linear(groups as u32, group_size, 0);
         let spec = KernelSpec::new(&KERNEL, &[("GROUP_SIZE", group_size)])?;
         let kernel = compile(backend.as_ref(), &spec, &launch)?;
@@ -65,6 +67,7 @@ impl CopyPlan {
             requested: self.words as u64,
             limit: u64::from(u32::MAX),
         })?;
-        self.backend.launch(self.kernel, &self.launch, &[src.id(), dst.id()], &[n])
+        self.backend
+            .launch(self.kernel, &self.launch, &[src.id(), dst.id()], &[n])
     }
 }

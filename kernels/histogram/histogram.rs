@@ -47,7 +47,9 @@ pub fn histogram(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let mut row = first;
     while row < vectors {
         let lanes = group_size.min(vectors - row);
-        values[row * 4..(row + lanes) * 4].iter().for_each(|&w| count(w));
+        values[row * 4..(row + lanes) * 4]
+            .iter()
+            .for_each(|&w| count(w));
         row += stride;
     }
     let mut i = vectors * 4 + first;

@@ -82,7 +82,11 @@ pub struct HistogramPlan {
 }
 
 impl HistogramPlan {
-    pub fn new(backend: &Arc<dyn Backend>, spec: &HistogramSpec, path: HistogramPath) -> Result<Self> {
+    pub fn new(
+        backend: &Arc<dyn Backend>,
+        spec: &HistogramSpec,
+        path: HistogramPath,
+    ) -> Result<Self> {
         spec.validate()?;
         let n = u32::try_from(spec.len).map_err(|_| Error::ExceedsLimit {
             what: "histogram length (values)",

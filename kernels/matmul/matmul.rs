@@ -14,7 +14,11 @@ pub fn matmul(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let group_size = c[0] as usize;
     let (tile_m, tile_n, tile_k) = (c[1] as usize, c[2] as usize, c[3] as usize);
     let (thread_m, thread_n) = (c[4] as usize, c[5] as usize);
-    let (m, n, k) = (group.params[0] as usize, group.params[1] as usize, group.params[2] as usize);
+    let (m, n, k) = (
+        group.params[0] as usize,
+        group.params[1] as usize,
+        group.params[2] as usize,
+    );
     let a = bindings.read_f32(0);
     let b = bindings.read_f32(1);
     let out = bindings.write(2);
@@ -39,17 +43,32 @@ pub fn matmul(group: &mut Group<'_>, bindings: &Bindings<'_>) {
                 for mm in 0..tile_m {
                     for kk in 0..tile_k {
                         let (row, col) = (row0 + mm, k0 + kk);
-                        shared_a[kk * stride_a + mm] = if row < m && col < k { a[row * k + col] } else { 0.0 };
+                        shared_a[kk * stride_a + mm] = if row < m && col < k {
+                            a[row * k + col]
+                        } else {
+                            0.0
+                        };
                     }
                 }
                 for kk in 0..tile_k {
                     for nn in 0..tile_n {
                         let (row, col) = (k0 + kk, col0 + nn);
-                        shared_b[kk * stride_b + nn] = if row < k && col < n { b[row * n + col] } else { 0.0 };
+                        shared_b[kk * stride_b + nn] = if row < k && col < n {
+                            b[row * n + col]
+                        } else {
+                            0.0
+                        };
                     }
                 }
                 // Phase b: every invocation's outer products. — barrier —
-                let tiles = Tiles { shared_a, shared_b, stride_a, stride_b, tile_k, threads_n };
+                let tiles = Tiles {
+                    shared_a,
+                    shared_b,
+                    stride_a,
+                    stride_b,
+                    tile_k,
+                    threads_n,
+                };
                 match (thread_m, thread_n) {
                     (8, 8) => outer_products::<8, 8>(&mut acc, &tiles),
                     (4, 4) => outer_products::<4, 4>(&mut acc, &tiles),
@@ -97,8 +116,12 @@ fn outer_products<const TM: usize, const TN: usize>(acc: &mut [f32], tiles: &Til
             row.copy_from_slice(&acc[i * TN..(i + 1) * TN]);
         }
         for kk in 0..tiles.tile_k {
-            let a: &[f32; TM] = tiles.shared_a[kk * tiles.stride_a + ty * TM..][..TM].try_into().unwrap();
-            let b: &[f32; TN] = tiles.shared_b[kk * tiles.stride_b + tx * TN..][..TN].try_into().unwrap();
+            let a: &[f32; TM] = tiles.shared_a[kk * tiles.stride_a + ty * TM..][..TM]
+                .try_into()
+                .unwrap();
+            let b: &[f32; TN] = tiles.shared_b[kk * tiles.stride_b + tx * TN..][..TN]
+                .try_into()
+                .unwrap();
             for (row, &av) in regs.iter_mut().zip(a) {
                 for (r, &bv) in row.iter_mut().zip(b) {
                     *r += av * bv;

@@ -10,14 +10,14 @@
 //!    along m, as conv2d).
 //! 2. For `k0 = 0, TILE_K, …` below k:
 //!    a. load `shared_a[kk][mm] = A[tile_m·TILE_M + mm][k0 + kk]` (A's tile stored
-//!       k-major, i.e. transposed) for flat `s = lid; s < TILE_M·TILE_K; s += GROUP_SIZE`,
-//!       `mm = s / TILE_K`, `kk = s % TILE_K`; and
-//!       `shared_b[kk][nn] = B[k0 + kk][tile_n·TILE_N + nn]` for flat `s < TILE_K·TILE_N`,
-//!       `kk = s / TILE_N`, `nn = s % TILE_N` — zero outside the matrices
-//!       (bounds-guarded ragged edges); barrier;
+//!    k-major, i.e. transposed) for flat `s = lid; s < TILE_M·TILE_K; s += GROUP_SIZE`,
+//!    `mm = s / TILE_K`, `kk = s % TILE_K`; and
+//!    `shared_b[kk][nn] = B[k0 + kk][tile_n·TILE_N + nn]` for flat `s < TILE_K·TILE_N`,
+//!    `kk = s / TILE_N`, `nn = s % TILE_N` — zero outside the matrices
+//!    (bounds-guarded ragged edges); barrier;
 //!    b. for `kk < TILE_K`: read `THREAD_M` values of `shared_a[kk]` and
-//!       `THREAD_N` of `shared_b[kk]` into registers and accumulate their outer
-//!       product; barrier.
+//!    `THREAD_N` of `shared_b[kk]` into registers and accumulate their outer
+//!    product; barrier.
 //! 3. Store the micro-tile's elements that lie inside C.
 //!
 //! Shared rows are padded by `PAD = 4` floats against bank conflicts (keeping
@@ -43,7 +43,14 @@ use std::sync::Arc;
 
 pub static KERNEL: KernelDef = KernelDef {
     name: "matmul",
-    constants: &["GROUP_SIZE", "TILE_M", "TILE_N", "TILE_K", "THREAD_M", "THREAD_N"],
+    constants: &[
+        "GROUP_SIZE",
+        "TILE_M",
+        "TILE_N",
+        "TILE_K",
+        "THREAD_M",
+        "THREAD_N",
+    ],
     bindings: &[Access::Read, Access::Read, Access::ReadWrite],
     params: &["m", "n", "k"],
     dynamic_shared: true,
@@ -81,9 +88,27 @@ impl Tiling {
 
 /// Tilings to try, largest first; all use 256 invocations.
 pub const TILINGS: [Tiling; 3] = [
-    Tiling { tile_m: 128, tile_n: 128, tile_k: 8, thread_m: 8, thread_n: 8 },
-    Tiling { tile_m: 64, tile_n: 64, tile_k: 8, thread_m: 4, thread_n: 4 },
-    Tiling { tile_m: 32, tile_n: 32, tile_k: 8, thread_m: 2, thread_n: 2 },
+    Tiling {
+        tile_m: 128,
+        tile_n: 128,
+        tile_k: 8,
+        thread_m: 8,
+        thread_n: 8,
+    },
+    Tiling {
+        tile_m: 64,
+        tile_n: 64,
+        tile_k: 8,
+        thread_m: 4,
+        thread_n: 4,
+    },
+    Tiling {
+        tile_m: 32,
+        tile_n: 32,
+        tile_k: 8,
+        thread_m: 2,
+        thread_n: 2,
+    },
 ];
 
 pub struct MatmulPlan {
@@ -104,9 +129,14 @@ impl MatmulPlan {
                 && t.group_size() <= caps.max_group_size[0]
                 && t.shared_bytes() <= caps.max_shared_bytes
         };
-        let wanted_tiles = if caps.compute_units > 0 { 2 * u64::from(caps.compute_units) } else { 64 };
+        let wanted_tiles = if caps.compute_units > 0 {
+            2 * u64::from(caps.compute_units)
+        } else {
+            64
+        };
         let tiles = |t: &Tiling| {
-            (spec.m as u64).div_ceil(u64::from(t.tile_m)) * (spec.n as u64).div_ceil(u64::from(t.tile_n))
+            (spec.m as u64).div_ceil(u64::from(t.tile_m))
+                * (spec.n as u64).div_ceil(u64::from(t.tile_n))
         };
         let usable: Vec<Tiling> = TILINGS.into_iter().filter(fits).collect();
         usable
@@ -128,7 +158,11 @@ impl MatmulPlan {
 
     /// A plan with a given tiling (benchmarks and tests sweep them), or the
     /// chosen one.
-    pub fn with_tiling(backend: &Arc<dyn Backend>, spec: &MatmulSpec, tiling: Option<Tiling>) -> Result<Self> {
+    pub fn with_tiling(
+        backend: &Arc<dyn Backend>,
+        spec: &MatmulSpec,
+        tiling: Option<Tiling>,
+    ) -> Result<Self> {
         spec.validate()?;
         let caps = &backend.info().caps;
         let tiling = match tiling {
@@ -183,8 +217,16 @@ impl MatmulPlan {
                 limit: u64::from(u32::MAX),
             })
         };
-        let params = [dim("matmul m", self.spec.m)?, dim("matmul n", self.spec.n)?, dim("matmul k", self.spec.k)?];
-        self.backend
-            .launch(self.kernel, &self.launch, &[a.id(), b.id(), c.id()], &params)
+        let params = [
+            dim("matmul m", self.spec.m)?,
+            dim("matmul n", self.spec.n)?,
+            dim("matmul k", self.spec.k)?,
+        ];
+        self.backend.launch(
+            self.kernel,
+            &self.launch,
+            &[a.id(), b.id(), c.id()],
+            &params,
+        )
     }
 }

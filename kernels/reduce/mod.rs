@@ -81,7 +81,9 @@ impl ReducePlan {
         let caps = &backend.info().caps;
         let group_size = crate::preferred_group_size(caps);
         let shared_bytes = group_size * 4;
-        let wanted = (spec.len as u64).div_ceil(u64::from(group_size) * VECTOR).max(1);
+        let wanted = (spec.len as u64)
+            .div_ceil(u64::from(group_size) * VECTOR)
+            .max(1);
         let groups = wanted.min(u64::from(caps.saturating_groups(group_size))) as u32;
         let kernel_spec = KernelSpec::new(
             &KERNEL,

@@ -77,7 +77,11 @@ impl Stats {
             median_s: median,
             min_s: s[0],
             p90_s: p90,
-            spread: if median > 0.0 { (p90 - s[0]) / median } else { 0.0 },
+            spread: if median > 0.0 {
+                (p90 - s[0]) / median
+            } else {
+                0.0
+            },
         })
     }
 }
@@ -142,10 +146,19 @@ pub struct Progress<'a> {
 }
 
 /// Benchmark `options.ops` on every device.
-pub fn run(devices: &[Device], options: &Options, mut progress: impl FnMut(Progress<'_>)) -> BenchReport {
+pub fn run(
+    devices: &[Device],
+    options: &Options,
+    mut progress: impl FnMut(Progress<'_>),
+) -> BenchReport {
     let plans: Vec<(&Device, Vec<Workload>)> = devices
         .iter()
-        .map(|d| (d, workloads(options.size, d.info().caps.device_type, &options.ops)))
+        .map(|d| {
+            (
+                d,
+                workloads(options.size, d.info().caps.device_type, &options.ops),
+            )
+        })
         .collect();
     let total = plans.iter().map(|(_, w)| w.len()).sum();
     let mut done = 0;
@@ -214,7 +227,11 @@ fn run_workload(device: &Device, workload: &Workload, options: &Options) -> Benc
             result.status = Status::Wrong;
             result.detail = format!("wrong result: {why}");
         }
-        Ok(Sampled::Timed { device_times, host_times, clock }) => {
+        Ok(Sampled::Timed {
+            device_times,
+            host_times,
+            clock,
+        }) => {
             let device_time = Stats::from_samples(&device_times);
             result.status = Status::Ok;
             result.clock = Some(clock);
@@ -272,7 +289,11 @@ fn sample(device: &Device, workload: &Workload, options: &Options) -> Result<Sam
         device_times,
         host_times,
         // Host if any sample fell back to the host clock.
-        clock: if clocks.contains(&Clock::Host) { Clock::Host } else { Clock::Device },
+        clock: if clocks.contains(&Clock::Host) {
+            Clock::Host
+        } else {
+            Clock::Device
+        },
     })
 }
 
@@ -282,7 +303,7 @@ mod tests {
 
     #[test]
     fn stats_of_known_samples() {
-        let samples: Vec<Duration> = (1..=10).map(|ms| Duration::from_millis(ms)).collect();
+        let samples: Vec<Duration> = (1..=10).map(Duration::from_millis).collect();
         let s = Stats::from_samples(&samples).unwrap();
         assert_eq!(s.min_s, 0.001);
         assert!((s.median_s - 0.0055).abs() < 1e-12);

@@ -3,7 +3,7 @@
 
 use super::workloads::{Params, Workload};
 use crate::device::Device;
-use rosetta_core::bounds::{dot_bound, sum_bound};
+use rosetta_core::bounds::{dot_bound, sum_bound, within};
 use rosetta_core::ops::{
     words_to_bytes, Conv1dSpec, Conv2dSpec, HistogramInput, HistogramSpec, MatmulSpec, ReduceSpec,
 };
@@ -41,7 +41,11 @@ pub fn prepare(device: &Device, workload: &Workload) -> Result<Box<dyn Runner>> 
         }
         Params::Reduce { len, op } => {
             let x = inputs::f32_values(SEED, len);
-            let spec = ReduceSpec { elem: Elem::F32, op, len };
+            let spec = ReduceSpec {
+                elem: Elem::F32,
+                op,
+                len,
+            };
             Box::new(ReduceRunner {
                 plan: ReducePlan::new(backend, &spec)?,
                 input: Buffer::from_slice(backend, &x)?,
@@ -52,7 +56,11 @@ pub fn prepare(device: &Device, workload: &Workload) -> Result<Box<dyn Runner>> 
         }
         Params::Histogram { len, bins } => {
             let values = inputs::u32_below(SEED, len, bins);
-            let spec = HistogramSpec { input: HistogramInput::U32, len, bins };
+            let spec = HistogramSpec {
+                input: HistogramInput::U32,
+                len,
+                bins,
+            };
             Box::new(HistogramRunner {
                 plan: HistogramPlan::new(backend, &spec, HistogramPath::Auto)?,
                 values: Buffer::from_slice(backend, &values)?,
@@ -72,8 +80,20 @@ pub fn prepare(device: &Device, workload: &Workload) -> Result<Box<dyn Runner>> 
                 w,
             })
         }
-        Params::Conv2d { height, width, kh, kw, border } => {
-            let spec = Conv2dSpec { height, width, kh, kw, border };
+        Params::Conv2d {
+            height,
+            width,
+            kh,
+            kw,
+            border,
+        } => {
+            let spec = Conv2dSpec {
+                height,
+                width,
+                kh,
+                kw,
+                border,
+            };
             let image = inputs::f32_values(SEED, spec.height * spec.width);
             let filter = inputs::f32_values(SEED ^ 1, spec.kh * spec.kw);
             Box::new(Conv2dRunner {
@@ -117,9 +137,13 @@ fn checked_indices(len: usize) -> Vec<usize> {
 fn check_bounded(got: &[f32], k: usize, exact_at: impl Fn(usize) -> Exact) -> Option<String> {
     checked_indices(got.len()).into_iter().find_map(|i| {
         let exact = exact_at(i);
-        let err = (f64::from(got[i]) - exact.value).abs();
         let bound = dot_bound(k, exact.abs);
-        (!(err <= bound)).then(|| format!("output {i}: got {}, expected {} (bound {bound:.2e})", got[i], exact.value))
+        (!within(got[i], exact.value, bound)).then(|| {
+            format!(
+                "output {i}: got {}, expected {} (bound {bound:.2e})",
+                got[i], exact.value
+            )
+        })
     })
 }
 
@@ -159,8 +183,12 @@ impl Runner for ReduceRunner {
     fn verify(&self) -> Result<Option<String>> {
         let got: f32 = self.output.read(1)?[0];
         let bound = sum_bound(self.len, self.exact.abs);
-        let err = (f64::from(got) - self.exact.value).abs();
-        Ok((!(err <= bound)).then(|| format!("got {got}, expected {} (bound {bound:.2e})", self.exact.value)))
+        Ok((!within(got, self.exact.value, bound)).then(|| {
+            format!(
+                "got {got}, expected {} (bound {bound:.2e})",
+                self.exact.value
+            )
+        }))
     }
 }
 
@@ -200,7 +228,9 @@ impl Runner for Conv1dRunner {
     }
     fn verify(&self) -> Result<Option<String>> {
         let got: Vec<f32> = self.out.read(self.x.len())?;
-        Ok(check_bounded(&got, self.w.len(), |i| reference::conv1d_at(&self.x, &self.w, i)))
+        Ok(check_bounded(&got, self.w.len(), |i| {
+            reference::conv1d_at(&self.x, &self.w, i)
+        }))
     }
 }
 
@@ -221,7 +251,13 @@ impl Runner for Conv2dRunner {
         let spec = self.plan.spec();
         let got: Vec<f32> = self.out.read(self.image.len())?;
         Ok(check_bounded(&got, spec.kh * spec.kw, |i| {
-            reference::conv2d_at(&self.image, &self.filter, spec, i / spec.width, i % spec.width)
+            reference::conv2d_at(
+                &self.image,
+                &self.filter,
+                spec,
+                i / spec.width,
+                i % spec.width,
+            )
         }))
     }
 }

@@ -17,8 +17,8 @@ pub fn format_seconds(s: f64) -> String {
 /// device time, host time, GB/s, GFLOP/s, % of copy bandwidth, clock.
 pub fn render_table(report: &BenchReport) -> String {
     let header = [
-        "device", "op", "workload", "median", "min", "p90", "spread", "host", "GB/s", "GFLOP/s", "% copy",
-        "clock",
+        "device", "op", "workload", "median", "min", "p90", "spread", "host", "GB/s", "GFLOP/s",
+        "% copy", "clock",
     ];
     let mut rows: Vec<Vec<String>> = Vec::new();
     for r in &report.results {
@@ -30,15 +30,25 @@ pub fn render_table(report: &BenchReport) -> String {
                     format_seconds(t.min_s),
                     format_seconds(t.p90_s),
                     format!("{:.1}%", t.spread * 100.0),
-                    r.host_time.map(|h| format_seconds(h.median_s)).unwrap_or_default(),
+                    r.host_time
+                        .map(|h| format_seconds(h.median_s))
+                        .unwrap_or_default(),
                     r.gbps.map(|g| format!("{g:.1}")).unwrap_or_default(),
                     r.gflops.map(|g| format!("{g:.1}")).unwrap_or_default(),
-                    r.copy_fraction.map(|f| format!("{:.0}%", f * 100.0)).unwrap_or_default(),
-                    r.clock.map(|c| format!("{c:?}").to_lowercase()).unwrap_or_default(),
+                    r.copy_fraction
+                        .map(|f| format!("{:.0}%", f * 100.0))
+                        .unwrap_or_default(),
+                    r.clock
+                        .map(|c| format!("{c:?}").to_lowercase())
+                        .unwrap_or_default(),
                 ]);
             }
             (status, _) => {
-                let what = if status == Status::Wrong { "WRONG" } else { "ERROR" };
+                let what = if status == Status::Wrong {
+                    "WRONG"
+                } else {
+                    "ERROR"
+                };
                 row.push(format!("{what}: {}", r.detail.lines().next().unwrap_or("")));
             }
         }
@@ -63,7 +73,11 @@ pub fn render_table(report: &BenchReport) -> String {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let pad = widths.get(i).copied().unwrap_or(0).saturating_sub(c.chars().count());
+                let pad = widths
+                    .get(i)
+                    .copied()
+                    .unwrap_or(0)
+                    .saturating_sub(c.chars().count());
                 if i >= 3 && cells.len() == header.len() {
                     format!("{}{c}", " ".repeat(pad))
                 } else {

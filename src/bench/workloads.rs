@@ -47,7 +47,13 @@ pub enum Op {
 }
 
 impl Op {
-    pub const SELECTABLE: [Op; 5] = [Op::Reduce, Op::Histogram, Op::Conv1d, Op::Conv2d, Op::Matmul];
+    pub const SELECTABLE: [Op; 5] = [
+        Op::Reduce,
+        Op::Histogram,
+        Op::Conv1d,
+        Op::Conv2d,
+        Op::Matmul,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -78,12 +84,33 @@ impl fmt::Display for Op {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Params {
-    Copy { words: usize },
-    Reduce { len: usize, op: ReduceOp },
-    Histogram { len: usize, bins: u32 },
-    Conv1d { len: usize, taps: usize },
-    Conv2d { height: usize, width: usize, kh: usize, kw: usize, border: Border },
-    Matmul { m: usize, n: usize, k: usize },
+    Copy {
+        words: usize,
+    },
+    Reduce {
+        len: usize,
+        op: ReduceOp,
+    },
+    Histogram {
+        len: usize,
+        bins: u32,
+    },
+    Conv1d {
+        len: usize,
+        taps: usize,
+    },
+    Conv2d {
+        height: usize,
+        width: usize,
+        kh: usize,
+        kw: usize,
+        border: Border,
+    },
+    Matmul {
+        m: usize,
+        n: usize,
+        k: usize,
+    },
 }
 
 /// One workload: what runs, and the minimum traffic and arithmetic it needs.
@@ -117,7 +144,14 @@ impl Workload {
         let (op, label, series, elements, bytes, flops) = match params {
             Params::Copy { words } => {
                 let n = words as u64;
-                (Op::Copy, format!("copy n={}", pow2_label(words)), "copy".into(), n, 2 * n * w, None)
+                (
+                    Op::Copy,
+                    format!("copy n={}", pow2_label(words)),
+                    "copy".into(),
+                    n,
+                    2 * n * w,
+                    None,
+                )
             }
             Params::Reduce { len, op } => {
                 let n = len as u64;
@@ -152,7 +186,13 @@ impl Workload {
                     Some(2 * n * taps as u64),
                 )
             }
-            Params::Conv2d { height, width, kh, kw, .. } => {
+            Params::Conv2d {
+                height,
+                width,
+                kh,
+                kw,
+                ..
+            } => {
                 let n = (height * width) as u64;
                 (
                     Op::Conv2d,
@@ -210,11 +250,20 @@ pub fn workloads(size: Size, device: DeviceType, ops: &[Op]) -> Vec<Workload> {
             Op::Reduce => {
                 // Bandwidth against size: the sum from 2^16 up to the preset's size.
                 for log in (16..=big).step_by(2) {
-                    list.push(Workload::new(Params::Reduce { len: 1 << log, op: ReduceOp::Sum }));
+                    list.push(Workload::new(Params::Reduce {
+                        len: 1 << log,
+                        op: ReduceOp::Sum,
+                    }));
                 }
             }
-            Op::Histogram => list.push(Workload::new(Params::Histogram { len: 1 << big, bins: 256 })),
-            Op::Conv1d => list.push(Workload::new(Params::Conv1d { len: 1 << conv1d, taps: 9 })),
+            Op::Histogram => list.push(Workload::new(Params::Histogram {
+                len: 1 << big,
+                bins: 256,
+            })),
+            Op::Conv1d => list.push(Workload::new(Params::Conv1d {
+                len: 1 << conv1d,
+                taps: 9,
+            })),
             Op::Conv2d => list.push(Workload::new(Params::Conv2d {
                 height: side,
                 width: side,
@@ -225,9 +274,17 @@ pub fn workloads(size: Size, device: DeviceType, ops: &[Op]) -> Vec<Workload> {
             Op::Matmul => {
                 let mut side = matmul;
                 // The large GPU preset also gives cuBLAS's smaller reference points.
-                let sizes = if size == Size::Large && !device.is_cpu() { 3 } else { 1 };
+                let sizes = if size == Size::Large && !device.is_cpu() {
+                    3
+                } else {
+                    1
+                };
                 for _ in 0..sizes {
-                    list.push(Workload::new(Params::Matmul { m: side, n: side, k: side }));
+                    list.push(Workload::new(Params::Matmul {
+                        m: side,
+                        n: side,
+                        k: side,
+                    }));
                     side /= 2;
                 }
             }
@@ -255,9 +312,15 @@ mod tests {
             "2048x2048x2048",
             "1024x1024x1024",
         ] {
-            assert!(labels.contains(&expected), "{expected} missing from {labels:?}");
+            assert!(
+                labels.contains(&expected),
+                "{expected} missing from {labels:?}"
+            );
         }
-        assert_eq!(Workload::new(Params::Copy { words: 1 << 28 }).bytes, 2 << 30);
+        assert_eq!(
+            Workload::new(Params::Copy { words: 1 << 28 }).bytes,
+            2 << 30
+        );
     }
 
     #[test]

@@ -18,7 +18,11 @@ pub fn run(args: Args) -> rosetta::Result<Outcome> {
     // Read the baseline first: a bad path is a usage error before any work.
     let baseline = args.compare.as_deref().map(read_baseline).transpose()?;
     let (_, devices) = select(&args.backends)?;
-    let ops = if args.ops.is_empty() { Op::SELECTABLE.to_vec() } else { args.ops };
+    let ops = if args.ops.is_empty() {
+        Op::SELECTABLE.to_vec()
+    } else {
+        args.ops
+    };
     let report = measure(&devices, Options::new(args.size, ops));
     print!("{}", bench::render_table(&report));
     if let Some(path) = &args.json {
@@ -46,7 +50,11 @@ pub fn run(args: Args) -> rosetta::Result<Outcome> {
         }
     }
     let failed = report.results.iter().any(|r| r.status != Status::Ok);
-    Ok(if failed { Outcome::Failed } else { Outcome::Success })
+    Ok(if failed {
+        Outcome::Failed
+    } else {
+        Outcome::Success
+    })
 }
 
 /// Run the benchmark with a progress bar.
@@ -62,8 +70,13 @@ pub fn measure(devices: &[rosetta::Device], options: Options) -> BenchReport {
 }
 
 fn read_baseline(path: &std::path::Path) -> rosetta::Result<BenchReport> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::InvalidArgument(format!("cannot read baseline {}: {e}", path.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| Error::InvalidArgument(format!("{} is not a rosetta bench JSON file: {e}", path.display())))
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::InvalidArgument(format!("cannot read baseline {}: {e}", path.display()))
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "{} is not a rosetta bench JSON file: {e}",
+            path.display()
+        ))
+    })
 }

@@ -4,14 +4,22 @@ use super::{progress, select, Outcome};
 use rosetta::conform::{self, Report};
 use rosetta::{Error, Selector};
 
-pub fn run(backends: Vec<String>, quick: bool, json: bool, filters: Vec<String>) -> rosetta::Result<Outcome> {
+pub fn run(
+    backends: Vec<String>,
+    quick: bool,
+    json: bool,
+    filters: Vec<String>,
+) -> rosetta::Result<Outcome> {
     let (discovery, devices) = select(&backends)?;
     // ROSETTA_REQUIRE applies to the APIs this run selected.
     let selected_apis = {
         let parsed: Vec<Selector> = if backends.is_empty() {
             vec![Selector::All]
         } else {
-            backends.iter().map(|s| Selector::parse(s)).collect::<rosetta::Result<_>>()?
+            backends
+                .iter()
+                .map(|s| Selector::parse(s))
+                .collect::<rosetta::Result<_>>()?
         };
         Selector::apis(&parsed)
     };
@@ -27,7 +35,9 @@ pub fn run(backends: Vec<String>, quick: bool, json: bool, filters: Vec<String>)
         .filter(|c| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str())))
         .collect();
     if cases.is_empty() {
-        return Err(Error::InvalidArgument(format!("no case matches {filters:?}")));
+        return Err(Error::InvalidArgument(format!(
+            "no case matches {filters:?}"
+        )));
     }
     let bar = progress::bar(cases.len() * devices.len(), "conform");
     let report = conform::run(&devices, &cases, missing, |p| {
@@ -36,11 +46,18 @@ pub fn run(backends: Vec<String>, quick: bool, json: bool, filters: Vec<String>)
     });
     bar.finish_and_clear();
     if json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
     } else {
         print!("{}", render(&report));
     }
-    Ok(if report.passed { Outcome::Success } else { Outcome::Failed })
+    Ok(if report.passed {
+        Outcome::Success
+    } else {
+        Outcome::Failed
+    })
 }
 
 /// The matrix as text: one row per case, one column per device (`ok` with the
@@ -48,7 +65,13 @@ pub fn run(backends: Vec<String>, quick: bool, json: bool, filters: Vec<String>)
 /// full, then a summary line per device.
 pub fn render(report: &Report) -> String {
     let ids: Vec<String> = report.devices.iter().map(|d| d.id()).collect();
-    let name_width = report.cases.iter().map(|c| c.name.chars().count()).max().unwrap_or(4).max(4);
+    let name_width = report
+        .cases
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let widths: Vec<usize> = ids.iter().map(|id| id.len().max(9)).collect();
     let mut out = format!("{:<name_width$}", "case");
     for (id, w) in ids.iter().zip(&widths) {

@@ -23,16 +23,24 @@ pub fn run(json_output: bool) -> rosetta::Result<Outcome> {
                 }),
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&json!({ "apis": apis })).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "apis": apis })).unwrap_or_default()
+        );
         return Ok(Outcome::Success);
     }
     for entry in &discovery.apis {
         match &entry.status {
             ApiStatus::NotCompiled => {
-                println!("{:<10} not compiled in (build with --features {})", entry.api, entry.api)
+                println!(
+                    "{:<10} not compiled in (build with --features {})",
+                    entry.api, entry.api
+                )
             }
             ApiStatus::Unavailable(reason) => println!("{:<10} unavailable: {reason}", entry.api),
-            ApiStatus::Devices(devices) if devices.is_empty() => println!("{:<10} no devices", entry.api),
+            ApiStatus::Devices(devices) if devices.is_empty() => {
+                println!("{:<10} no devices", entry.api)
+            }
             ApiStatus::Devices(devices) => {
                 for device in devices {
                     let info = device.info();

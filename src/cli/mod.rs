@@ -142,11 +142,31 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     let result = match cli.command {
-        None => report::run(PathBuf::from("rosetta-report"), Vec::new(), SizeArg::Small.size()),
-        Some(Command::Report { out, backends, size }) => report::run(out, backends, size.size()),
+        None => report::run(
+            PathBuf::from("rosetta-report"),
+            Vec::new(),
+            SizeArg::Small.size(),
+        ),
+        Some(Command::Report {
+            out,
+            backends,
+            size,
+        }) => report::run(out, backends, size.size()),
         Some(Command::Devices { json }) => devices::run(json),
-        Some(Command::Conform { backends, quick, json, cases }) => conform::run(backends, quick, json, cases),
-        Some(Command::Bench { backends, ops, size, json, html, compare }) => bench::run(bench::Args {
+        Some(Command::Conform {
+            backends,
+            quick,
+            json,
+            cases,
+        }) => conform::run(backends, quick, json, cases),
+        Some(Command::Bench {
+            backends,
+            ops,
+            size,
+            json,
+            html,
+            compare,
+        }) => bench::run(bench::Args {
             backends,
             ops: ops.into_iter().map(OpArg::op).collect(),
             size: size.size(),
@@ -183,7 +203,11 @@ fn init_logging() {
 
 /// Discover what `selectors` need and select their devices (`all` when empty).
 fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<rosetta::Device>)> {
-    let selectors: Vec<String> = if selectors.is_empty() { vec!["all".into()] } else { selectors.to_vec() };
+    let selectors: Vec<String> = if selectors.is_empty() {
+        vec!["all".into()]
+    } else {
+        selectors.to_vec()
+    };
     let parsed = selectors
         .iter()
         .map(|s| rosetta::Selector::parse(s))
@@ -196,5 +220,6 @@ fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<rose
 fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> rosetta::Result<()> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Error::InvalidArgument(format!("cannot serialise: {e}")))?;
-    std::fs::write(path, text).map_err(|e| Error::InvalidArgument(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text)
+        .map_err(|e| Error::InvalidArgument(format!("cannot write {}: {e}", path.display())))
 }

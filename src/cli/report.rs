@@ -14,12 +14,17 @@ pub fn run(out: PathBuf, backends: Vec<String>, size: Size) -> rosetta::Result<O
         .iter()
         .filter_map(|entry| {
             let reason = match &entry.status {
-                ApiStatus::NotCompiled => format!("not compiled in (build with --features {})", entry.api),
+                ApiStatus::NotCompiled => {
+                    format!("not compiled in (build with --features {})", entry.api)
+                }
                 ApiStatus::Unavailable(reason) => format!("unavailable: {reason}"),
                 ApiStatus::Devices(d) if d.is_empty() => "no devices".into(),
                 ApiStatus::Devices(_) => return None,
             };
-            Some(Absent { api: entry.api.to_string(), reason })
+            Some(Absent {
+                api: entry.api.to_string(),
+                reason,
+            })
         })
         .collect();
     for device in &devices {
@@ -39,5 +44,9 @@ pub fn run(out: PathBuf, backends: Vec<String>, size: Size) -> rosetta::Result<O
     Report::new(absent, conformance, bench).write(&out)?;
     println!("report: {}", out.join("index.html").display());
     println!("data:   {}", out.join("results.json").display());
-    Ok(if passed { Outcome::Success } else { Outcome::Failed })
+    Ok(if passed {
+        Outcome::Success
+    } else {
+        Outcome::Failed
+    })
 }

@@ -1,7 +1,7 @@
 //! `rosetta run OP --backend SEL [op options] IN.npy... [-o OUT.npy]`: one op on
 //! .npy inputs, on one device.
 
-use super::{select, Outcome, OpArg};
+use super::{select, OpArg, Outcome};
 use clap::{Args, ValueEnum};
 use rosetta::npy::{self, Values};
 use rosetta::{Border, Conv2dSpec, Device, Error, MatmulSpec, ReduceOp};
@@ -79,7 +79,11 @@ pub fn run(args: RunArgs) -> rosetta::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn compute(device: &Device, args: &RunArgs, mut arrays: Vec<npy::Array>) -> rosetta::Result<(Vec<usize>, Values)> {
+fn compute(
+    device: &Device,
+    args: &RunArgs,
+    mut arrays: Vec<npy::Array>,
+) -> rosetta::Result<(Vec<usize>, Values)> {
     let path = |i: usize| args.inputs[i].as_path();
     Ok(match args.op {
         OpArg::Reduce => {
@@ -106,9 +110,13 @@ fn compute(device: &Device, args: &RunArgs, mut arrays: Vec<npy::Array>) -> rose
                         "--range is for float32 values; uint32 value v counts in bin v".into(),
                     ))
                 }
-                (Values::F32(x), Some(range)) => device.histogram_f32(&x, bins, parse_range(range)?)?,
+                (Values::F32(x), Some(range)) => {
+                    device.histogram_f32(&x, bins, parse_range(range)?)?
+                }
                 (Values::F32(_), None) => {
-                    return Err(Error::InvalidArgument("float32 values need --range LO,HI".into()))
+                    return Err(Error::InvalidArgument(
+                        "float32 values need --range LO,HI".into(),
+                    ))
                 }
                 (Values::I32(_), _) => {
                     return Err(Error::Npy {
@@ -135,8 +143,15 @@ fn compute(device: &Device, args: &RunArgs, mut arrays: Vec<npy::Array>) -> rose
                 BorderArg::Zero => Border::Zero,
                 BorderArg::Clamp => Border::Clamp,
             };
-            let spec = Conv2dSpec { height, width, kh, kw, border };
-            let out = device.conv2d(&image.into_f32(path(0))?, &filter.into_f32(path(1))?, &spec)?;
+            let spec = Conv2dSpec {
+                height,
+                width,
+                kh,
+                kw,
+                border,
+            };
+            let out =
+                device.conv2d(&image.into_f32(path(0))?, &filter.into_f32(path(1))?, &spec)?;
             (vec![height, width], Values::F32(out))
         }
         OpArg::Matmul => {
@@ -150,20 +165,32 @@ fn compute(device: &Device, args: &RunArgs, mut arrays: Vec<npy::Array>) -> rose
 }
 
 fn parse_range(text: &str) -> rosetta::Result<(f64, f64)> {
-    let bad = || Error::InvalidArgument(format!("--range must be LO,HI (two numbers), got '{text}'"));
+    let bad =
+        || Error::InvalidArgument(format!("--range must be LO,HI (two numbers), got '{text}'"));
     let (lo, hi) = text.split_once(',').ok_or_else(bad)?;
-    Ok((lo.trim().parse().map_err(|_| bad())?, hi.trim().parse().map_err(|_| bad())?))
+    Ok((
+        lo.trim().parse().map_err(|_| bad())?,
+        hi.trim().parse().map_err(|_| bad())?,
+    ))
 }
 
 fn print_values(shape: &[usize], values: &Values) {
     const SHOWN: usize = 16;
     let list = match values {
-        Values::F32(v) => v.iter().take(SHOWN).map(|x| x.to_string()).collect::<Vec<_>>(),
+        Values::F32(v) => v
+            .iter()
+            .take(SHOWN)
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>(),
         Values::I32(v) => v.iter().take(SHOWN).map(|x| x.to_string()).collect(),
         Values::U32(v) => v.iter().take(SHOWN).map(|x| x.to_string()).collect(),
     };
     let more = if values.len() > SHOWN { ", ..." } else { "" };
-    println!("shape {shape:?} {}: [{}{more}]", values.elem(), list.join(", "));
+    println!(
+        "shape {shape:?} {}: [{}{more}]",
+        values.elem(),
+        list.join(", ")
+    );
 }
 
 #[allow(dead_code)]

@@ -12,9 +12,21 @@ use rosetta_core::{Buffer, Error};
 
 /// A stable seed from a case name (FNV-1a).
 fn seed(name: &str) -> u64 {
-    name.bytes()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
+
+/// A seeded input generator: `(seed, len) -> words`.
+type Values = fn(u64, usize) -> Vec<u32>;
+
+/// A call that must fail, its expected error's name, and the matcher.
+type BadInput = (
+    &'static str,
+    &'static str,
+    fn(&crate::Device) -> rosetta_core::Result<()>,
+    fn(&Error) -> bool,
+);
 
 /// Largest input of the `--quick` subset (elements).
 const QUICK_MAX: usize = 70_000;
@@ -35,7 +47,7 @@ pub fn cases() -> Vec<Case> {
     all
 }
 
-fn reduce_case(elem: Elem, op: ReduceOp, len: usize, label: &str, values: fn(u64, usize) -> Vec<u32>) -> Case {
+fn reduce_case(elem: Elem, op: ReduceOp, len: usize, label: &str, values: Values) -> Case {
     let name = format!("reduce {elem} {op} n={len}{label}");
     let s = seed(&name);
     let quick = len <= QUICK_MAX;
@@ -46,7 +58,9 @@ fn reduce_case(elem: Elem, op: ReduceOp, len: usize, label: &str, values: fn(u64
         Elem::I32 => Case::new(name, "reduce", quick, move || {
             ReduceInt::new(bytemuck::cast_vec::<u32, i32>(values(s, len)), op)
         }),
-        Elem::U32 => Case::new(name, "reduce", quick, move || ReduceInt::new(values(s, len), op)),
+        Elem::U32 => Case::new(name, "reduce", quick, move || {
+            ReduceInt::new(values(s, len), op)
+        }),
     }
 }
 
@@ -60,7 +74,11 @@ fn int_words(seed: u64, len: usize) -> Vec<u32> {
 
 fn reduce_cases(all: &mut Vec<Case>) {
     for elem in [Elem::F32, Elem::I32, Elem::U32] {
-        let values = if elem == Elem::F32 { f32_words } else { int_words };
+        let values = if elem == Elem::F32 {
+            f32_words
+        } else {
+            int_words
+        };
         // Empty: the sum is 0 (min/max of nothing is an error case below).
         all.push(reduce_case(elem, ReduceOp::Sum, 0, "", values));
         for len in REDUCE_SIZES {
@@ -74,32 +92,66 @@ fn reduce_cases(all: &mut Vec<Case>) {
         }
     }
     // Special values: NaN propagates through min and max, infinities win.
-    let specials: [(&str, ReduceOp, fn(u64, usize) -> Vec<u32>); 6] = [
-        (" NaN inside", ReduceOp::Min, |s, n| with_special(s, n, 4_321, f32::NAN)),
-        (" NaN inside", ReduceOp::Max, |s, n| with_special(s, n, 4_321, f32::NAN)),
-        (" NaN in the tail", ReduceOp::Max, |s, n| with_special(s, n, n - 1, f32::NAN)),
-        (" NaN first", ReduceOp::Min, |s, n| with_special(s, n, 0, f32::NAN)),
-        (" -Inf", ReduceOp::Min, |s, n| with_special(s, n, 777, f32::NEG_INFINITY)),
-        (" +Inf", ReduceOp::Max, |s, n| with_special(s, n, 5_000, f32::INFINITY)),
+    let specials: [(&str, ReduceOp, Values); 6] = [
+        (" NaN inside", ReduceOp::Min, |s, n| {
+            with_special(s, n, 4_321, f32::NAN)
+        }),
+        (" NaN inside", ReduceOp::Max, |s, n| {
+            with_special(s, n, 4_321, f32::NAN)
+        }),
+        (" NaN in the tail", ReduceOp::Max, |s, n| {
+            with_special(s, n, n - 1, f32::NAN)
+        }),
+        (" NaN first", ReduceOp::Min, |s, n| {
+            with_special(s, n, 0, f32::NAN)
+        }),
+        (" -Inf", ReduceOp::Min, |s, n| {
+            with_special(s, n, 777, f32::NEG_INFINITY)
+        }),
+        (" +Inf", ReduceOp::Max, |s, n| {
+            with_special(s, n, 5_000, f32::INFINITY)
+        }),
     ];
     for (label, op, values) in specials {
         all.push(reduce_case(Elem::F32, op, 10_007, label, values));
     }
-    all.push(reduce_case(Elem::F32, ReduceOp::Max, 1_000, " all -Inf", |_, n| {
-        bytemuck::cast_vec(vec![f32::NEG_INFINITY; n])
-    }));
+    all.push(reduce_case(
+        Elem::F32,
+        ReduceOp::Max,
+        1_000,
+        " all -Inf",
+        |_, n| bytemuck::cast_vec(vec![f32::NEG_INFINITY; n]),
+    ));
     // Integer sums that wrap, bit-identical over 20 runs.
     all.push(
-        reduce_case(Elem::I32, ReduceOp::Sum, 100_003, " all i32::MAX (wraps)", |_, n| {
-            vec![i32::MAX as u32; n]
-        })
+        reduce_case(
+            Elem::I32,
+            ReduceOp::Sum,
+            100_003,
+            " all i32::MAX (wraps)",
+            |_, n| vec![i32::MAX as u32; n],
+        )
         .repeated(20),
     );
     all.push(
-        reduce_case(Elem::U32, ReduceOp::Sum, 1_000_003, " x20 bit-identical", int_words).repeated(20),
+        reduce_case(
+            Elem::U32,
+            ReduceOp::Sum,
+            1_000_003,
+            " x20 bit-identical",
+            int_words,
+        )
+        .repeated(20),
     );
     all.push(
-        reduce_case(Elem::I32, ReduceOp::Min, 65_537, " x20 bit-identical", int_words).repeated(20),
+        reduce_case(
+            Elem::I32,
+            ReduceOp::Min,
+            65_537,
+            " x20 bit-identical",
+            int_words,
+        )
+        .repeated(20),
     );
 }
 
@@ -154,16 +206,43 @@ fn histogram_cases(all: &mut Vec<Case>) {
         all.push(histogram_case("", len, bins, u32_in, path, uniform(bins)));
     }
     // Values >= bins are not counted.
-    all.push(histogram_case(" values up to 2x bins", 65_537, 1000, u32_in, Auto, |s, n| {
-        inputs::u32_below(s, n, 2000)
-    }));
-    all.push(histogram_case(" full u32 range", 65_537, 4096, u32_in, Auto, |s, n| inputs::u32_values(s, n)));
+    all.push(histogram_case(
+        " values up to 2x bins",
+        65_537,
+        1000,
+        u32_in,
+        Auto,
+        |s, n| inputs::u32_below(s, n, 2000),
+    ));
+    all.push(histogram_case(
+        " full u32 range",
+        65_537,
+        4096,
+        u32_in,
+        Auto,
+        inputs::u32_values,
+    ));
     // Every value in one bin: the worst case for atomic contention.
     for path in [Privatized, GlobalAtomics] {
-        all.push(histogram_case(" all in one bin", 1_000_003, 256, u32_in, path, |_, n| vec![17; n]));
+        all.push(histogram_case(
+            " all in one bin",
+            1_000_003,
+            256,
+            u32_in,
+            path,
+            |_, n| vec![17; n],
+        ));
     }
     all.push(
-        histogram_case(" x20 bit-identical", 1_000_003, 256, u32_in, Auto, uniform(256)).repeated(20),
+        histogram_case(
+            " x20 bit-identical",
+            1_000_003,
+            256,
+            u32_in,
+            Auto,
+            uniform(256),
+        )
+        .repeated(20),
     );
     // f32 values over a range, numpy.histogram's rules: values on every edge,
     // outside the range, and NaN.
@@ -175,9 +254,14 @@ fn histogram_cases(all: &mut Vec<Case>) {
         (-1.0, 1.0, 4096, Privatized),
     ] {
         let input = HistogramInput::F32 { lo, hi };
-        all.push(histogram_case(" edges, outside, NaN", 65_537, bins, input, path, move |s, n| {
-            f32_histogram_values(s, n, lo, hi, bins)
-        }));
+        all.push(histogram_case(
+            " edges, outside, NaN",
+            65_537,
+            bins,
+            input,
+            path,
+            move |s, n| f32_histogram_values(s, n, lo, hi, bins),
+        ));
     }
 }
 
@@ -277,13 +361,17 @@ fn matmul_cases(all: &mut Vec<Case>) {
         let s = seed(&name);
         let quick = m.max(n).max(k) <= 129;
         all.push(Case::new(name, "matmul", quick, move || {
-            Matmul::new(inputs::f32_values(s, m * k), inputs::f32_values(s ^ 1, k * n), spec)
+            Matmul::new(
+                inputs::f32_values(s, m * k),
+                inputs::f32_values(s ^ 1, k * n),
+                spec,
+            )
         }));
     }
 }
 
 fn bad_input_cases(all: &mut Vec<Case>) {
-    let cases: [(&str, &'static str, fn(&crate::Device) -> rosetta_core::Result<()>, fn(&Error) -> bool); 10] = [
+    let cases: [BadInput; 10] = [
         (
             "matmul with mismatched inner dimensions",
             "ShapeMismatch",
@@ -293,7 +381,10 @@ fn bad_input_cases(all: &mut Vec<Case>) {
         (
             "matmul with B shorter than its shape",
             "ShapeMismatch",
-            |d| d.matmul(&[1.0; 6], &[1.0; 5], &MatmulSpec { m: 2, k: 3, n: 2 }).map(drop),
+            |d| {
+                d.matmul(&[1.0; 6], &[1.0; 5], &MatmulSpec { m: 2, k: 3, n: 2 })
+                    .map(drop)
+            },
             |e| matches!(e, Error::ShapeMismatch(_)),
         ),
         (
@@ -312,7 +403,13 @@ fn bad_input_cases(all: &mut Vec<Case>) {
             "conv2d with an even filter",
             "InvalidFilter",
             |d| {
-                let spec = Conv2dSpec { height: 4, width: 4, kh: 3, kw: 4, border: Border::Zero };
+                let spec = Conv2dSpec {
+                    height: 4,
+                    width: 4,
+                    kh: 3,
+                    kw: 4,
+                    border: Border::Zero,
+                };
                 d.conv2d(&[0.0; 16], &[0.0; 12], &spec).map(drop)
             },
             |e| matches!(e, Error::InvalidFilter(_)),
@@ -352,11 +449,16 @@ fn bad_input_cases(all: &mut Vec<Case>) {
         ),
     ];
     for (name, expected, call, is_expected) in cases {
-        all.push(Case::new(format!("rejects {name}"), "errors", true, move || Rejects {
-            expected,
-            call,
-            is_expected,
-        }));
+        all.push(Case::new(
+            format!("rejects {name}"),
+            "errors",
+            true,
+            move || Rejects {
+                expected,
+                call,
+                is_expected,
+            },
+        ));
     }
 }
 
@@ -373,8 +475,18 @@ mod tests {
         let before = names.len();
         names.dedup();
         assert_eq!(before, names.len(), "duplicate case names");
-        for op in ["reduce", "histogram", "conv1d", "conv2d", "matmul", "errors"] {
-            assert!(all.iter().any(|c| c.op == op && c.quick), "no quick {op} case");
+        for op in [
+            "reduce",
+            "histogram",
+            "conv1d",
+            "conv2d",
+            "matmul",
+            "errors",
+        ] {
+            assert!(
+                all.iter().any(|c| c.op == op && c.quick),
+                "no quick {op} case"
+            );
         }
     }
 }

@@ -29,7 +29,12 @@ fn verdict(passed: bool, error_ratio: Option<f64>, detail: String, fingerprint: 
 pub fn compare_bounded(got: &[f32], exact: &[Exact], bound: impl Fn(&Exact) -> f64) -> Verdict {
     let print = fingerprint(got);
     if got.len() != exact.len() {
-        return verdict(false, None, format!("{} outputs, expected {}", got.len(), exact.len()), print);
+        return verdict(
+            false,
+            None,
+            format!("{} outputs, expected {}", got.len(), exact.len()),
+            print,
+        );
     }
     let mut worst = 0.0f64;
     let mut worst_at = 0;
@@ -43,8 +48,8 @@ pub fn compare_bounded(got: &[f32], exact: &[Exact], bound: impl Fn(&Exact) -> f
         } else {
             f64::INFINITY
         };
-        // NaN compares false: a NaN output fails.
-        if !(ratio <= worst) {
+        // A NaN output (NaN ratio) fails.
+        if ratio.is_nan() || ratio > worst {
             worst = if ratio.is_nan() { f64::INFINITY } else { ratio };
             worst_at = i;
         }
@@ -65,10 +70,18 @@ pub fn compare_bounded(got: &[f32], exact: &[Exact], bound: impl Fn(&Exact) -> f
 }
 
 /// Compare exact outputs (integers, counts, min/max).
-pub fn compare_exact<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(got: &[T], expected: &[T]) -> Verdict {
+pub fn compare_exact<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(
+    got: &[T],
+    expected: &[T],
+) -> Verdict {
     let print = fingerprint(got);
     if got.len() != expected.len() {
-        return verdict(false, None, format!("{} outputs, expected {}", got.len(), expected.len()), print);
+        return verdict(
+            false,
+            None,
+            format!("{} outputs, expected {}", got.len(), expected.len()),
+            print,
+        );
     }
     let wrong: Vec<usize> = (0..got.len()).filter(|&i| got[i] != expected[i]).collect();
     if wrong.is_empty() {
@@ -104,7 +117,12 @@ impl ReduceF32 {
             ReduceOp::Sum => (reference::sum_f32(&x), None),
             _ => (Exact::default(), reference::min_max_f32(&x, op)),
         };
-        ReduceF32 { x, op, sum, min_max }
+        ReduceF32 {
+            x,
+            op,
+            sum,
+            min_max,
+        }
     }
 }
 
@@ -122,7 +140,11 @@ impl Check for ReduceF32 {
                 verdict(
                     same,
                     None,
-                    if same { String::new() } else { format!("got {got}, expected {expected}") },
+                    if same {
+                        String::new()
+                    } else {
+                        format!("got {got}, expected {expected}")
+                    },
                     fingerprint(&[got]),
                 )
             }
@@ -174,7 +196,13 @@ impl Histogram {
                 reference::histogram_f32(bytemuck::cast_slice(&words), bins, lo, hi)
             }
         };
-        Histogram { words, input, bins, path, expected }
+        Histogram {
+            words,
+            input,
+            bins,
+            path,
+            expected,
+        }
     }
 }
 
@@ -226,7 +254,12 @@ pub struct Conv2d {
 impl Conv2d {
     pub fn new(image: Vec<f32>, filter: Vec<f32>, spec: Conv2dSpec) -> Self {
         let exact = reference::conv2d(&image, &filter, &spec);
-        Conv2d { image, filter, spec, exact }
+        Conv2d {
+            image,
+            filter,
+            spec,
+            exact,
+        }
     }
 }
 
@@ -272,9 +305,19 @@ pub struct Rejects {
 impl Check for Rejects {
     fn run(&self, device: &Device) -> Result<Verdict> {
         Ok(match (self.call)(device) {
-            Ok(()) => verdict(false, None, format!("accepted; expected {}", self.expected), 0),
+            Ok(()) => verdict(
+                false,
+                None,
+                format!("accepted; expected {}", self.expected),
+                0,
+            ),
             Err(e) if (self.is_expected)(&e) => verdict(true, None, format!("{e}"), 0),
-            Err(e) => verdict(false, None, format!("got '{e}', expected {}", self.expected), 0),
+            Err(e) => verdict(
+                false,
+                None,
+                format!("got '{e}', expected {}", self.expected),
+                0,
+            ),
         })
     }
 }
@@ -285,7 +328,10 @@ mod tests {
 
     #[test]
     fn bounded_comparison_catches_errors_and_nan() {
-        let exact = [Exact { value: 1.0, abs: 1.0 }];
+        let exact = [Exact {
+            value: 1.0,
+            abs: 1.0,
+        }];
         assert!(compare_bounded(&[1.0], &exact, |_| 0.0).passed);
         assert!(!compare_bounded(&[1.001], &exact, |_| 1e-6).passed);
         assert!(!compare_bounded(&[f32::NAN], &exact, |_| 1.0).passed);

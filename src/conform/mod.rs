@@ -179,7 +179,10 @@ fn run_one(case: &Case, check: &dyn Check, device: &Device) -> Outcome {
             }
             Ok(verdict) => match &first {
                 Some(f) if f.fingerprint != verdict.fingerprint => {
-                    failure = Some(format!("run {} differs from run 1 (results must be bit-identical)", attempt + 1));
+                    failure = Some(format!(
+                        "run {} differs from run 1 (results must be bit-identical)",
+                        attempt + 1
+                    ));
                     break;
                 }
                 Some(_) => {}
