@@ -1,1 +1,251 @@
-// matmul — not yet written for this language (see mod.rs for the interface)
+// Matmul — CUDA C, compiled by NVRTC (see mod.rs for the algorithm and interface).
+//
+// Algorithm: C (m×n) = A (m×k) · B (k×n), row-major f32. A block computes a
+// TILE_M × TILE_N block of C (grid-stride over C's tiles in both axes); each
+// thread owns a THREAD_M × THREAD_N micro-tile at rows ty·THREAD_M + i,
+// columns tx·THREAD_N + j, accumulated in registers. For each TILE_K-wide
+// slice of k, the block stages A's tile (transposed, k-major) and B's tile in
+// shared memory, zero outside the matrices, and every thread accumulates the
+// outer products of its THREAD_M values of shared_a[kk] and THREAD_N values
+// of shared_b[kk] (16-byte shared reads). The next slice's elements are
+// loaded from global memory into registers while the current slice is
+// computed (register prefetch).
+// Shared memory (dynamic, one block): shared_a (TILE_K rows of TILE_M + PAD
+// f32), then shared_b (TILE_K rows of TILE_N + PAD f32) at word
+// TILE_K·(TILE_M + PAD); rows padded by PAD = 4 floats against bank
+// conflicts, keeping 16-byte alignment.
+// Barriers: after each pair of tile stores, and after computing from them.
+// Constants (-D NAME=valueu): GROUP_SIZE, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N.
+
+#define PAD 4u
+#define STRIDE_A (TILE_M + PAD)  // shared_a row stride
+#define STRIDE_B (TILE_N + PAD)  // shared_b row stride
+#define THREADS_N (TILE_N / THREAD_N)
+// Elements of A's and B's tiles each thread moves per slice.
+#define LOADS_A ((TILE_M * TILE_K + GROUP_SIZE - 1u) / GROUP_SIZE)
+#define LOADS_B ((TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE)
+// Two blocks of 256 threads per SM: registers capped at 128, which holds the
+// 8×8 accumulators, the operands and the prefetched slice without spilling.
+#define MIN_BLOCKS (GROUP_SIZE <= 256u ? 512u / GROUP_SIZE : 1u)
+// 16-byte shared reads and global stores when the micro-tile rows allow them.
+#define VECTOR_A (THREAD_M % 4u == 0 && TILE_M % 4u == 0)
+#define VECTOR_B (THREAD_N % 4u == 0 && TILE_N % 4u == 0 && TILE_M % 4u == 0)
+
+// The flat element index s = lid + l·GROUP_SIZE of mod.rs, split into the
+// tile coordinates. When GROUP_SIZE is a multiple of the tile's row length
+// (every tiling of the plan), the split is affine in l — the same mapping,
+// written so the compiler keeps one address per thread plus constant offsets.
+// A's tile: mm = s / TILE_K (row), kk = s % TILE_K (column).
+__forceinline__ unsigned int a_row(unsigned int lid, unsigned int l)
+{
+#if GROUP_SIZE % TILE_K == 0
+    return lid / TILE_K + l * (GROUP_SIZE / TILE_K);
+#else
+    return (lid + l * GROUP_SIZE) / TILE_K;
+#endif
+}
+__forceinline__ unsigned int a_col(unsigned int lid, unsigned int l)
+{
+#if GROUP_SIZE % TILE_K == 0
+    return lid % TILE_K;
+#else
+    return (lid + l * GROUP_SIZE) % TILE_K;
+#endif
+}
+// B's tile: kk = s / TILE_N (row), nn = s % TILE_N (column).
+__forceinline__ unsigned int b_row(unsigned int lid, unsigned int l)
+{
+#if GROUP_SIZE % TILE_N == 0
+    return lid / TILE_N + l * (GROUP_SIZE / TILE_N);
+#else
+    return (lid + l * GROUP_SIZE) / TILE_N;
+#endif
+}
+__forceinline__ unsigned int b_col(unsigned int lid, unsigned int l)
+{
+#if GROUP_SIZE % TILE_N == 0
+    return lid % TILE_N;
+#else
+    return (lid + l * GROUP_SIZE) % TILE_N;
+#endif
+}
+// Whether element l of this thread exists (the last round may be partial).
+#define A_FULL (LOADS_A * GROUP_SIZE == TILE_M * TILE_K)
+#define B_FULL (LOADS_B * GROUP_SIZE == TILE_K * TILE_N)
+// Affine splits: a thread's elements lie a fixed number of rows apart, so
+// one running index per matrix reaches all of them (see Loads).
+#define AFFINE_A (GROUP_SIZE % TILE_K == 0 && A_FULL)
+#define AFFINE_B (GROUP_SIZE % TILE_N == 0 && B_FULL)
+
+// This thread's global loads for one C tile, slice after slice: element l
+// of A's tile is a[a_index + l·a_step], of B's b[b_index + l·b_step]; the
+// indices advance by one slice per load (affine case). Row and column checks
+// that don't change along k are made once per tile. Comparisons are against
+// m − row0, n − col0 and k − k0, which cannot overflow.
+struct Loads {
+    size_t a_index, a_step, b_index, b_step;
+    unsigned int a_rows;  // bit l: element l's row lies inside A
+    bool b_column;        // this thread's column lies inside B
+};
+
+__forceinline__ Loads start_loads(unsigned int m, unsigned int n, unsigned int k, unsigned int row0,
+                                  unsigned int col0, unsigned int lid)
+{
+    Loads loads;
+    loads.a_index = (size_t)(row0 + a_row(lid, 0)) * k + a_col(lid, 0);
+    loads.a_step = (size_t)(GROUP_SIZE / TILE_K) * k;
+    loads.a_rows = 0;
+#pragma unroll
+    for (unsigned int l = 0; l < LOADS_A; ++l) loads.a_rows |= (unsigned int)(a_row(lid, l) < m - row0) << l;
+    loads.b_index = (size_t)b_row(lid, 0) * n + col0 + b_col(lid, 0);
+    loads.b_step = (size_t)(GROUP_SIZE / TILE_N) * n;
+    loads.b_column = b_col(lid, 0) < n - col0;
+    return loads;
+}
+
+// Load this thread's elements of the slice at k0 (A's tile: rows row0..,
+// columns k0..; B's tile: rows k0.., columns col0..) into registers, zero
+// outside the matrices.
+__forceinline__ void load_slice(float (&next_a)[LOADS_A], float (&next_b)[LOADS_B], Loads& loads,
+                                const float* __restrict__ a, const float* __restrict__ b, unsigned int m,
+                                unsigned int n, unsigned int k, unsigned int row0, unsigned int col0,
+                                unsigned int k0, unsigned int lid)
+{
+#if AFFINE_A
+    const bool a_column = a_col(lid, 0) < k - k0;
+#pragma unroll
+    for (unsigned int l = 0; l < LOADS_A; ++l) {
+        next_a[l] = ((loads.a_rows >> l) & 1u) && a_column ? a[loads.a_index + l * loads.a_step] : 0.0f;
+    }
+    loads.a_index += TILE_K;
+#else
+#pragma unroll
+    for (unsigned int l = 0; l < LOADS_A; ++l) {
+        const unsigned int mm = a_row(lid, l), kk = a_col(lid, l);
+        const bool inside = (A_FULL || lid + l * GROUP_SIZE < TILE_M * TILE_K) && mm < m - row0 && kk < k - k0;
+        next_a[l] = inside ? a[(size_t)(row0 + mm) * k + k0 + kk] : 0.0f;
+    }
+#endif
+#if AFFINE_B
+#pragma unroll
+    for (unsigned int l = 0; l < LOADS_B; ++l) {
+        next_b[l] = loads.b_column && b_row(lid, l) < k - k0 ? b[loads.b_index + l * loads.b_step] : 0.0f;
+    }
+    loads.b_index += (size_t)TILE_K * n;
+#else
+#pragma unroll
+    for (unsigned int l = 0; l < LOADS_B; ++l) {
+        const unsigned int kk = b_row(lid, l), nn = b_col(lid, l);
+        const bool inside = (B_FULL || lid + l * GROUP_SIZE < TILE_K * TILE_N) && kk < k - k0 && nn < n - col0;
+        next_b[l] = inside ? b[(size_t)(k0 + kk) * n + col0 + nn] : 0.0f;
+    }
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(GROUP_SIZE, MIN_BLOCKS)
+matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+       unsigned int m, unsigned int n, unsigned int k)
+{
+    extern __shared__ __align__(16) float shared[];
+    float* shared_a = shared;                      // TILE_K rows of STRIDE_A (A's tile transposed)
+    float* shared_b = shared + TILE_K * STRIDE_A;  // TILE_K rows of STRIDE_B
+    const unsigned int lid = threadIdx.x;
+    const unsigned int tx = lid % THREADS_N;  // micro-tile column
+    const unsigned int ty = lid / THREADS_N;  // micro-tile row
+    const unsigned int tiles_m = m / TILE_M + (m % TILE_M != 0);
+    const unsigned int tiles_n = n / TILE_N + (n % TILE_N != 0);
+    const unsigned int slices = k / TILE_K + (k % TILE_K != 0);
+
+    for (unsigned int tile_m = blockIdx.y; tile_m < tiles_m; tile_m += gridDim.y) {
+        for (unsigned int tile_n = blockIdx.x; tile_n < tiles_n; tile_n += gridDim.x) {
+            const unsigned int row0 = tile_m * TILE_M, col0 = tile_n * TILE_N;
+            float acc[THREAD_M][THREAD_N];
+#pragma unroll
+            for (unsigned int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+                for (unsigned int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.0f;
+
+            // The register prefetch: the first slice now, each next one while
+            // the current one is computed.
+            float next_a[LOADS_A], next_b[LOADS_B];
+            Loads loads = start_loads(m, n, k, row0, col0, lid);
+            load_slice(next_a, next_b, loads, a, b, m, n, k, row0, col0, 0, lid);
+
+            for (unsigned int slice = 0; slice < slices; ++slice) {
+                const unsigned int k0 = slice * TILE_K;
+                // Phase a: both tiles to shared memory (from the registers),
+                // zero outside the matrices. — barrier —
+#pragma unroll
+                for (unsigned int l = 0; l < LOADS_A; ++l) {
+                    if (A_FULL || lid + l * GROUP_SIZE < TILE_M * TILE_K)
+                        shared_a[a_col(lid, l) * STRIDE_A + a_row(lid, l)] = next_a[l];
+                }
+#pragma unroll
+                for (unsigned int l = 0; l < LOADS_B; ++l) {
+                    if (B_FULL || lid + l * GROUP_SIZE < TILE_K * TILE_N)
+                        shared_b[b_row(lid, l) * STRIDE_B + b_col(lid, l)] = next_b[l];
+                }
+                __syncthreads();
+
+                if (slice + 1 < slices) load_slice(next_a, next_b, loads, a, b, m, n, k, row0, col0, k0 + TILE_K, lid);
+
+                // Phase b: every thread's outer products. — barrier —
+#pragma unroll
+                for (unsigned int kk = 0; kk < TILE_K; ++kk) {
+                    float a_regs[THREAD_M], b_regs[THREAD_N];
+                    const float* row_a = shared_a + kk * STRIDE_A + ty * THREAD_M;
+                    const float* row_b = shared_b + kk * STRIDE_B + tx * THREAD_N;
+#if VECTOR_A
+#pragma unroll
+                    for (unsigned int i = 0; i < THREAD_M; i += 4) {
+                        const float4 v = *reinterpret_cast<const float4*>(row_a + i);
+                        a_regs[i] = v.x, a_regs[i + 1] = v.y, a_regs[i + 2] = v.z, a_regs[i + 3] = v.w;
+                    }
+#else
+#pragma unroll
+                    for (unsigned int i = 0; i < THREAD_M; ++i) a_regs[i] = row_a[i];
+#endif
+#if VECTOR_B
+#pragma unroll
+                    for (unsigned int j = 0; j < THREAD_N; j += 4) {
+                        const float4 v = *reinterpret_cast<const float4*>(row_b + j);
+                        b_regs[j] = v.x, b_regs[j + 1] = v.y, b_regs[j + 2] = v.z, b_regs[j + 3] = v.w;
+                    }
+#else
+#pragma unroll
+                    for (unsigned int j = 0; j < THREAD_N; ++j) b_regs[j] = row_b[j];
+#endif
+#pragma unroll
+                    for (unsigned int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+                        for (unsigned int j = 0; j < THREAD_N; ++j) acc[i][j] += a_regs[i] * b_regs[j];
+                }
+                __syncthreads();
+            }
+
+            // Last phase: store the micro-tile's elements inside C (16-byte
+            // stores where a row of the micro-tile lies inside and aligned).
+#pragma unroll
+            for (unsigned int i = 0; i < THREAD_M; ++i) {
+                const unsigned int mm = ty * THREAD_M + i;
+                if (mm >= m - row0) continue;
+                const unsigned int nn = tx * THREAD_N;
+                float* out = c + (size_t)(row0 + mm) * n + col0 + nn;
+#if VECTOR_B
+                if (n % 4u == 0 && nn + THREAD_N <= n - col0) {
+#pragma unroll
+                    for (unsigned int j = 0; j < THREAD_N; j += 4) {
+                        *reinterpret_cast<float4*>(out + j) =
+                            make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                    }
+                    continue;
+                }
+#endif
+#pragma unroll
+                for (unsigned int j = 0; j < THREAD_N; ++j) {
+                    if (nn + j < n - col0) out[j] = acc[i][j];
+                }
+            }
+        }
+    }
+}

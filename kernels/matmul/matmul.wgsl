@@ -1,1 +1,126 @@
-// matmul — not yet written for this language (see mod.rs for the interface)
+// Matmul — WGSL (see mod.rs for the algorithm and interface).
+//
+// Shared memory: shared_a (TILE_K rows of TILE_M + PAD, A's tile transposed),
+// then shared_b (TILE_K rows of TILE_N + PAD) — workgroup arrays sized by
+// override expressions (static; mod.rs's single dynamic block is the
+// CUDA/OpenCL form of the same layout).
+// Barriers: after each pair of tile loads, and after computing from them.
+// Registers: each invocation's THREAD_M × THREAD_N accumulators live in
+// `acc`. WGSL sizes function-scope arrays by constants only, so the register
+// arrays have room for micro-tiles up to MAX_THREAD × MAX_THREAD (8 × 8, the
+// largest of the plan's tilings); the loops run to THREAD_M / THREAD_N, which
+// are constants once the pipeline is built, so they unroll and the unused
+// registers vanish.
+
+override GROUP_SIZE: u32; // (TILE_M / THREAD_M) · (TILE_N / THREAD_N)
+override TILE_M: u32;
+override TILE_N: u32;
+override TILE_K: u32;
+override THREAD_M: u32; // <= MAX_THREAD
+override THREAD_N: u32; // <= MAX_THREAD
+
+const PAD: u32 = 4u;
+const MAX_THREAD: u32 = 8u;
+
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+}
+
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+var<workgroup> shared_a: array<f32, TILE_K * (TILE_M + PAD)>;
+var<workgroup> shared_b: array<f32, TILE_K * (TILE_N + PAD)>;
+
+@compute @workgroup_size(GROUP_SIZE)
+fn matmul(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) num_groups: vec3<u32>,
+) {
+    let m = params.m;
+    let n = params.n;
+    let k = params.k;
+    let stride_a = TILE_M + PAD;
+    let stride_b = TILE_N + PAD;
+    let threads_n = TILE_N / THREAD_N;
+    let tx = lid % threads_n;
+    let ty = lid / threads_n;
+    // Tile counts, rounded up without overflowing u32; every loop below runs
+    // to a count, so no counter can wrap around.
+    let tiles_m = m / TILE_M + select(0u, 1u, m % TILE_M != 0u);
+    let tiles_n = n / TILE_N + select(0u, 1u, n % TILE_N != 0u);
+    let tiles_k = k / TILE_K + select(0u, 1u, k % TILE_K != 0u);
+
+    var acc: array<f32, MAX_THREAD * MAX_THREAD>;
+    var a_regs: array<f32, MAX_THREAD>;
+    var b_regs: array<f32, MAX_THREAD>;
+
+    for (var tm = group_id.y; tm < tiles_m; tm += num_groups.y) {
+        for (var tn = group_id.x; tn < tiles_n; tn += num_groups.x) {
+            for (var i = 0u; i < THREAD_M * THREAD_N; i++) {
+                acc[i] = 0.0;
+            }
+            let row0 = tm * TILE_M;
+            let col0 = tn * TILE_N;
+            for (var tk = 0u; tk < tiles_k; tk++) {
+                let k0 = tk * TILE_K;
+                // Phase a: both tiles, zero outside the matrices. — barrier —
+                for (var s = lid; s < TILE_M * TILE_K; s += GROUP_SIZE) {
+                    let mm = s / TILE_K;
+                    let kk = s % TILE_K;
+                    let row = row0 + mm;
+                    let col = k0 + kk;
+                    var value = 0.0;
+                    if row < m && col < k {
+                        value = a[row * k + col];
+                    }
+                    shared_a[kk * stride_a + mm] = value;
+                }
+                for (var s = lid; s < TILE_K * TILE_N; s += GROUP_SIZE) {
+                    let kk = s / TILE_N;
+                    let nn = s % TILE_N;
+                    let row = k0 + kk;
+                    let col = col0 + nn;
+                    var value = 0.0;
+                    if row < k && col < n {
+                        value = b[row * n + col];
+                    }
+                    shared_b[kk * stride_b + nn] = value;
+                }
+                workgroupBarrier();
+
+                // Phase b: this invocation's outer products. — barrier —
+                for (var kk = 0u; kk < TILE_K; kk++) {
+                    for (var i = 0u; i < THREAD_M; i++) {
+                        a_regs[i] = shared_a[kk * stride_a + ty * THREAD_M + i];
+                    }
+                    for (var j = 0u; j < THREAD_N; j++) {
+                        b_regs[j] = shared_b[kk * stride_b + tx * THREAD_N + j];
+                    }
+                    for (var i = 0u; i < THREAD_M; i++) {
+                        for (var j = 0u; j < THREAD_N; j++) {
+                            acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
+                        }
+                    }
+                }
+                workgroupBarrier();
+            }
+
+            // Last phase: store the micro-tile's elements inside C.
+            for (var i = 0u; i < THREAD_M; i++) {
+                let row = row0 + ty * THREAD_M + i;
+                for (var j = 0u; j < THREAD_N; j++) {
+                    let col = col0 + tx * THREAD_N + j;
+                    if row < m && col < n {
+                        c[row * n + col] = acc[i * THREAD_N + j];
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Device discovery and capabilities: every adapter wgpu finds on any native
+//! backend is one device, opened with the adapter's own limits and with the
+//! subgroup, timestamp and float-atomic features where it has them.
+
+use crate::device::WgpuDevice;
+use rosetta_core::{Api, Backend, Capabilities, DeviceInfo, DeviceType, Error, Result};
+use std::sync::Arc;
+
+/// Every usable adapter, as one device each, in wgpu's enumeration order
+/// grouped by backend (Vulkan, Metal, DX12, GL).
+///
+/// `Err(Unavailable)` when no adapter can run compute work; adapters that
+/// can't (a GL context without compute shaders) or whose device fails to open
+/// are skipped with a log line. Never panics: a panic inside wgpu during
+/// discovery is caught and reported as `Unavailable`.
+pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
+    std::panic::catch_unwind(discover_inner).unwrap_or_else(|panic| {
+        let reason = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "wgpu panicked during adapter discovery".into());
+        tracing::error!("wgpu: discovery panicked: {reason}");
+        Err(Error::Unavailable {
+            api: Api::Wgpu,
+            reason,
+        })
+    })
+}
+
+fn discover_inner() -> Result<Vec<Arc<dyn Backend>>> {
+    // Every native backend, unless WGPU_BACKEND narrows the set (wgpu's own
+    // variable, e.g. `WGPU_BACKEND=vulkan`).
+    let backends = native_backends().with_env();
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+    descriptor.backends = backends;
+    // Validation layers only on request (WGPU_VALIDATION=1 etc.): they are
+    // slow and not installed on most machines.
+    descriptor.flags = wgpu::InstanceFlags::empty().with_env();
+    descriptor.backend_options = wgpu::BackendOptions::default().with_env();
+    let instance = wgpu::Instance::new(descriptor);
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    adapters.sort_by_key(|a| backend_rank(a.get_info().backend));
+
+    let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
+    let mut skipped = Vec::new();
+    for adapter in adapters {
+        let info = adapter.get_info();
+        let label = device_name(&info);
+        if !adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        {
+            tracing::info!("wgpu: skipping {label}: no compute shaders");
+            skipped.push(format!("{label}: no compute shaders"));
+            continue;
+        }
+        match open(&adapter, devices.len()) {
+            Ok(device) => {
+                tracing::debug!("wgpu: opened {label}");
+                devices.push(Arc::new(device));
+            }
+            Err(e) => {
+                tracing::warn!("wgpu: skipping {label}: {e}");
+                skipped.push(format!("{label}: {e}"));
+            }
+        }
+    }
+    if devices.is_empty() {
+        let reason = if skipped.is_empty() {
+            format!(
+                "wgpu found no adapter on {backends:?} (no Vulkan/Metal/DX12 driver or GL context)"
+            )
+        } else {
+            format!("no usable wgpu adapter ({})", skipped.join("; "))
+        };
+        return Err(Error::Unavailable {
+            api: Api::Wgpu,
+            reason,
+        });
+    }
+    Ok(devices)
+}
+
+/// Every native backend compiled into wgpu (never the browser's WebGPU).
+fn native_backends() -> wgpu::Backends {
+    wgpu::Instance::enabled_backend_features()
+        & (wgpu::Backends::VULKAN
+            | wgpu::Backends::METAL
+            | wgpu::Backends::DX12
+            | wgpu::Backends::GL)
+}
+
+fn backend_rank(backend: wgpu::Backend) -> u8 {
+    match backend {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal => 1,
+        wgpu::Backend::Dx12 => 2,
+        wgpu::Backend::Gl => 3,
+        _ => 4,
+    }
+}
+
+fn backend_name(backend: wgpu::Backend) -> &'static str {
+    match backend {
+        wgpu::Backend::Vulkan => "Vulkan",
+        wgpu::Backend::Metal => "Metal",
+        wgpu::Backend::Dx12 => "DX12",
+        wgpu::Backend::Gl => "GL",
+        wgpu::Backend::BrowserWebGpu => "WebGPU",
+        wgpu::Backend::Noop => "noop",
+    }
+}
+
+/// "NVIDIA H200 (Vulkan)".
+fn device_name(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({})", info.name, backend_name(info.backend))
+}
+
+/// The optional features rosetta uses, where the adapter has them.
+fn wanted_features(adapter: &wgpu::Features) -> wgpu::Features {
+    let wanted = wgpu::Features::SUBGROUP
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        | wgpu::Features::SHADER_FLOAT32_ATOMIC;
+    let mut features = *adapter & wanted;
+    // The inside-encoder/pass variants are only valid with the base feature.
+    if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+        features.remove(
+            wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+                | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES,
+        );
+    }
+    features
+}
+
+/// Open the adapter's device with its own limits and the wanted features.
+fn open(adapter: &wgpu::Adapter, index: usize) -> Result<WgpuDevice> {
+    let info = adapter.get_info();
+    let features = wanted_features(&adapter.features());
+    let limits = adapter.limits();
+    let descriptor = wgpu::DeviceDescriptor {
+        label: Some("rosetta"),
+        required_features: features,
+        required_limits: limits.clone(),
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+        .map_err(|e| Error::backend(Api::Wgpu, format!("request_device failed: {e}")))?;
+    // Read back what the device actually has (equal to what was requested).
+    let device_info = DeviceInfo {
+        api: Api::Wgpu,
+        index,
+        name: device_name(&info),
+        driver: driver_text(&info),
+        caps: capabilities(&info, &device.features(), &device.limits()),
+    };
+    WgpuDevice::new(device_info, device, queue)
+}
+
+fn driver_text(info: &wgpu::AdapterInfo) -> String {
+    let mut parts = vec![format!("wgpu 30 on {}", backend_name(info.backend))];
+    for part in [&info.driver, &info.driver_info] {
+        if !part.is_empty() {
+            parts.push(part.clone());
+        }
+    }
+    parts.join(", ")
+}
+
+/// Capabilities from the device's limits and features.
+fn capabilities(
+    info: &wgpu::AdapterInfo,
+    features: &wgpu::Features,
+    limits: &wgpu::Limits,
+) -> Capabilities {
+    let subgroups = features.contains(wgpu::Features::SUBGROUP);
+    // A buffer must fit one allocation and one storage binding; kept a
+    // multiple of 16 so that rounding an allowed size up never exceeds it.
+    let max_buffer = limits
+        .max_buffer_size
+        .min(limits.max_storage_buffer_binding_size)
+        & !15;
+    Capabilities {
+        device_type: match info.device_type {
+            wgpu::DeviceType::Cpu => DeviceType::Cpu,
+            wgpu::DeviceType::DiscreteGpu => DeviceType::DiscreteGpu,
+            wgpu::DeviceType::IntegratedGpu => DeviceType::IntegratedGpu,
+            wgpu::DeviceType::VirtualGpu => DeviceType::VirtualGpu,
+            wgpu::DeviceType::Other => DeviceType::Other,
+        },
+        max_shared_bytes: limits.max_compute_workgroup_storage_size,
+        max_group_size: [
+            limits.max_compute_workgroup_size_x,
+            limits.max_compute_workgroup_size_y,
+            limits.max_compute_workgroup_size_z,
+        ],
+        max_group_invocations: limits.max_compute_invocations_per_workgroup,
+        max_groups: [limits.max_compute_workgroups_per_dimension; 3],
+        // wgpu reports real sizes only where the adapter has subgroups; the
+        // values it reports otherwise are placeholders.
+        subgroup_sizes: subgroups.then_some([info.subgroup_min_size, info.subgroup_max_size]),
+        subgroup_ops: subgroups,
+        float_atomics: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
+        timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+        max_buffer_bytes: max_buffer,
+        // wgpu reports neither the memory size nor the compute-unit count.
+        memory_bytes: 0,
+        compute_units: 0,
+    }
+}
