@@ -151,6 +151,7 @@ fn open(adapter: &wgpu::Adapter, index: usize) -> Result<WgpuDevice> {
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
         .map_err(|e| Error::backend(Api::Wgpu, format!("request_device failed: {e}")))?;
+    probe_compute(&device)?;
     // Read back what the device actually has (equal to what was requested).
     let device_info = DeviceInfo {
         api: Api::Wgpu,
@@ -160,6 +161,43 @@ fn open(adapter: &wgpu::Adapter, index: usize) -> Result<WgpuDevice> {
         caps: capabilities(&info, &device.features(), &device.limits()),
     };
     WgpuDevice::new(device_info, device, queue)
+}
+
+/// Build a trivial compute pipeline. Some adapters claim compute shaders and
+/// still cannot build one (NVIDIA's EGL gives wgpu a GL 3.3 context, which
+/// naga's GLSL output for compute does not support): such an adapter is
+/// skipped at discovery instead of failing every kernel later.
+fn probe_compute(device: &wgpu::Device) -> Result<()> {
+    const PROBE: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+                         @compute @workgroup_size(1) fn main() { data[0] = 1u; }";
+    let ((), error) = crate::errors::scoped(device, || {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("rosetta compute probe"),
+            source: wgpu::ShaderSource::Wgsl(PROBE.into()),
+        });
+        let _pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("rosetta compute probe"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+    });
+    match error {
+        None => Ok(()),
+        Some(e) => {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .unwrap_or("unknown error");
+            Err(Error::Unsupported(format!(
+                "cannot build a compute pipeline: {first}"
+            )))
+        }
+    }
 }
 
 fn driver_text(info: &wgpu::AdapterInfo) -> String {

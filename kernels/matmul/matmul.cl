@@ -2,8 +2,9 @@
 //
 // Shared memory (the trailing `__local` argument, one block): shared_a
 // (TILE_K rows of TILE_M + PAD, A's tile transposed), then shared_b (TILE_K
-// rows of TILE_N + PAD). PAD = 4 keeps rows 16 bytes aligned, so micro-tile
-// reads are float4 loads when THREAD_M / THREAD_N are multiples of 4.
+// rows of TILE_N + PAD), declared float4 for its alignment. PAD = 4 keeps
+// rows 16 bytes aligned, so micro-tile reads are float4 loads when THREAD_M /
+// THREAD_N are multiples of 4.
 // Barriers: after each pair of tile loads, and after computing from them.
 // Registers: each invocation's THREAD_M × THREAD_N accumulators (`acc`) and
 // the THREAD_M + THREAD_N values of one k step (`a_regs`, `b_regs`).
@@ -15,8 +16,12 @@
 
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
 void matmul(__global const float* restrict a, __global const float* restrict b,
-            __global float* restrict c, uint m, uint n, uint k, __local float* shared)
+            __global float* restrict c, uint m, uint n, uint k, __local float4* shared_block)
 {
+    // The argument is typed float4 so the runtime aligns it to 16 bytes,
+    // as the float4 reads of phase b need (a float* argument is only
+    // 4-byte aligned: NVIDIA faults on the vector reads).
+    __local float* shared = (__local float*)shared_block;
     const uint group_size = GROUP_SIZE;
     const uint lid = get_local_id(0);
     const uint tx = lid % THREADS_N;

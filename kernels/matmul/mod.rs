@@ -120,9 +120,9 @@ pub struct MatmulPlan {
 }
 
 impl MatmulPlan {
-    /// The largest tiling that fits the device and still yields about two
-    /// tiles per compute unit (so large matrices get large tiles and small
-    /// ones still spread over the device).
+    /// The largest tiling that fits the device and still gives every compute
+    /// unit a tile (so large matrices get large tiles and small ones still
+    /// spread over the device).
     pub fn choose_tiling(caps: &rosetta_core::Capabilities, spec: &MatmulSpec) -> Result<Tiling> {
         let fits = |t: &Tiling| {
             t.group_size() <= caps.max_group_invocations
@@ -130,7 +130,7 @@ impl MatmulPlan {
                 && t.shared_bytes() <= caps.max_shared_bytes
         };
         let wanted_tiles = if caps.compute_units > 0 {
-            2 * u64::from(caps.compute_units)
+            u64::from(caps.compute_units)
         } else {
             64
         };

@@ -47,7 +47,7 @@ pub fn run(json_output: bool) -> rosetta::Result<Outcome> {
                     let caps = &info.caps;
                     println!("{:<10} {}", info.id(), info.name);
                     println!(
-                        "{:<10} {:?}; shared {} KiB; groups of up to {} invocations; subgroups {}; timers {}; memory {:.1} GiB; {}",
+                        "{:<10} {:?}; shared {} KiB; groups of up to {} invocations; subgroups {}; timers {}; memory {}; {}",
                         "",
                         caps.device_type,
                         caps.max_shared_bytes / 1024,
@@ -56,7 +56,7 @@ pub fn run(json_output: bool) -> rosetta::Result<Outcome> {
                             .map(|[a, b]| if a == b { format!("{a}") } else { format!("{a}-{b}") })
                             .unwrap_or_else(|| "none".into()),
                         if caps.timestamps { "device" } else { "host" },
-                        caps.memory_bytes as f64 / (1u64 << 30) as f64,
+                        memory(caps.memory_bytes),
                         info.driver
                     );
                 }
@@ -64,4 +64,13 @@ pub fn run(json_output: bool) -> rosetta::Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+/// Device memory for humans; 0 means the API does not say.
+fn memory(bytes: u64) -> String {
+    if bytes == 0 {
+        "unknown".into()
+    } else {
+        format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+    }
 }

@@ -9,6 +9,7 @@ use rosetta_core::ops::{
     histogram_edges, Border, Conv2dSpec, Elem, HistogramInput, MatmulSpec, ReduceOp,
 };
 use rosetta_core::{Buffer, Error};
+use rosetta_kernels::matmul::TILINGS;
 
 /// A stable seed from a case name (FNV-1a).
 fn seed(name: &str) -> u64 {
@@ -314,6 +315,7 @@ fn conv2d_cases(all: &mut Vec<Case>) {
             (1, 300, 3, 5),
             (301, 1, 5, 3),
             (1_031, 1_033, 5, 5),
+            (97, 101, 49, 49), // smaller tiles where shared memory is 32 KiB
         ] {
             let spec = Conv2dSpec {
                 height,
@@ -365,8 +367,29 @@ fn matmul_cases(all: &mut Vec<Case>) {
                 inputs::f32_values(s, m * k),
                 inputs::f32_values(s ^ 1, k * n),
                 spec,
+                None,
             )
         }));
+    }
+    // Every tiling on ragged shapes, whatever the plan would choose for the
+    // device (a GPU with many compute units picks small tiles for these).
+    for tiling in TILINGS {
+        for (m, n, k) in [(63, 129, 17), (513, 65, 129)] {
+            let spec = MatmulSpec { m, k, n };
+            let name = format!(
+                "matmul M={m} N={n} K={k} tiles {}x{}x{} of {}x{}",
+                tiling.tile_m, tiling.tile_n, tiling.tile_k, tiling.thread_m, tiling.thread_n
+            );
+            let s = seed(&name);
+            all.push(Case::new(name, "matmul", true, move || {
+                Matmul::new(
+                    inputs::f32_values(s, m * k),
+                    inputs::f32_values(s ^ 1, k * n),
+                    spec,
+                    Some(tiling),
+                )
+            }));
+        }
     }
 }
 

@@ -5,9 +5,12 @@ use super::{Check, Verdict};
 use crate::device::Device;
 use crate::HistogramPath;
 use rosetta_core::bounds::{dot_bound, sum_bound};
+use rosetta_core::ops::words_to_bytes;
 use rosetta_core::ops::{Conv2dSpec, HistogramInput, MatmulSpec, ReduceOp};
 use rosetta_core::reference::{self, Exact};
+use rosetta_core::Buffer;
 use rosetta_core::{Error, Result};
+use rosetta_kernels::matmul::{MatmulPlan, Tiling};
 use std::hash::{Hash, Hasher};
 
 fn fingerprint<T: bytemuck::Pod>(values: &[T]) -> u64 {
@@ -275,19 +278,41 @@ pub struct Matmul {
     a: Vec<f32>,
     b: Vec<f32>,
     spec: MatmulSpec,
+    /// A forced tiling (else the plan chooses for the device).
+    tiling: Option<Tiling>,
     exact: Vec<Exact>,
 }
 
 impl Matmul {
-    pub fn new(a: Vec<f32>, b: Vec<f32>, spec: MatmulSpec) -> Self {
+    pub fn new(a: Vec<f32>, b: Vec<f32>, spec: MatmulSpec, tiling: Option<Tiling>) -> Self {
         let exact = reference::matmul(&a, &b, &spec);
-        Matmul { a, b, spec, exact }
+        Matmul {
+            a,
+            b,
+            spec,
+            tiling,
+            exact,
+        }
+    }
+
+    /// Through the plan with the forced tiling, on device buffers.
+    fn run_tiled(&self, device: &Device, tiling: Tiling) -> Result<Vec<f32>> {
+        let backend = device.backend();
+        let plan = MatmulPlan::with_tiling(backend, &self.spec, Some(tiling))?;
+        let a = Buffer::from_slice(backend, &self.a)?;
+        let b = Buffer::from_slice(backend, &self.b)?;
+        let c = Buffer::new(backend, words_to_bytes(self.spec.m * self.spec.n)?)?;
+        plan.encode(&a, &b, &c)?;
+        c.read(self.spec.m * self.spec.n)
     }
 }
 
 impl Check for Matmul {
     fn run(&self, device: &Device) -> Result<Verdict> {
-        let got = device.matmul(&self.a, &self.b, &self.spec)?;
+        let got = match self.tiling {
+            Some(tiling) => self.run_tiled(device, tiling)?,
+            None => device.matmul(&self.a, &self.b, &self.spec)?,
+        };
         let k = self.spec.k;
         Ok(compare_bounded(&got, &self.exact, |e| dot_bound(k, e.abs)))
     }
