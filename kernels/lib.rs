@@ -45,7 +45,10 @@ fn floor_pow2(n: u32) -> u32 {
 
 /// The workgroup size plans prefer (256), lowered to what the device allows.
 fn preferred_group_size(caps: &rosetta_core::Capabilities) -> u32 {
-    floor_pow2(256.min(caps.max_group_invocations).min(caps.max_group_size[0]))
+    floor_pow2(
+        256.min(caps.max_group_invocations)
+            .min(caps.max_group_size[0]),
+    )
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ packages=(
   ocl-icd-libopencl1       # the OpenCL ICD loader
   ocl-icd-opencl-dev       # libOpenCL.so, which the OpenCL backend links against
   opencl-headers
-  cmake                    # the glslang crate builds glslang from source
+  g++                      # the glslang crate builds glslang (C++) from source
   python3-numpy            # tests/numpy/agreement.py (rosetta run against numpy)
 )
 

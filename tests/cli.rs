@@ -44,8 +44,14 @@ fn assert_usage_error(out: &Output, mentions: &str) {
 #[test]
 fn selector_naming_no_device_exits_2() {
     assert_usage_error(&rosetta(&["conform", "--backend", "metal"]), "unknown API");
-    assert_usage_error(&rosetta(&["conform", "--backend", "cpu:7"]), "no device matches 'cpu:7'");
-    assert_usage_error(&rosetta(&["conform", "--backend", "cpu:no-such-name"]), "no device matches");
+    assert_usage_error(
+        &rosetta(&["conform", "--backend", "cpu:7"]),
+        "no device matches 'cpu:7'",
+    );
+    assert_usage_error(
+        &rosetta(&["conform", "--backend", "cpu:no-such-name"]),
+        "no device matches",
+    );
 }
 
 #[test]
@@ -62,7 +68,16 @@ fn run_matmul_writes_npy() {
     let (a, b, c) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("c.npy"));
     save_f32(&a, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     save_f32(&b, &[3, 1], &[1.0, 0.5, -1.0]);
-    let out = rosetta(&["run", "matmul", "--backend", "cpu", path(&a), path(&b), "-o", path(&c)]);
+    let out = rosetta(&[
+        "run",
+        "matmul",
+        "--backend",
+        "cpu",
+        path(&a),
+        path(&b),
+        "-o",
+        path(&c),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let result = rosetta::npy::read(&c).unwrap();
     assert_eq!(result.shape, vec![2, 1]);
@@ -75,28 +90,77 @@ fn run_reduce_keeps_the_dtype() {
     let x = dir.join("x.npy");
     let out_path = dir.join("s.npy");
     rosetta::npy::write(&x, &[3], &rosetta::npy::Values::U32(vec![u32::MAX, 2, 5])).unwrap();
-    let out = rosetta(&["run", "reduce", "--backend", "cpu", path(&x), "-o", path(&out_path)]);
+    let out = rosetta(&[
+        "run",
+        "reduce",
+        "--backend",
+        "cpu",
+        path(&x),
+        "-o",
+        path(&out_path),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let result = rosetta::npy::read(&out_path).unwrap();
     assert_eq!(result.values, rosetta::npy::Values::U32(vec![6]));
-    let printed = rosetta(&["run", "reduce", "--reduce", "max", "--backend", "cpu", path(&x)]);
+    let printed = rosetta(&[
+        "run",
+        "reduce",
+        "--reduce",
+        "max",
+        "--backend",
+        "cpu",
+        path(&x),
+    ]);
     assert!(String::from_utf8_lossy(&printed.stdout).contains("4294967295"));
 }
 
 #[test]
 fn bad_op_inputs_are_usage_errors() {
     let dir = scratch("bad-inputs");
-    let (a, b, even, x) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("even.npy"), dir.join("x.npy"));
+    let (a, b, even, x) = (
+        dir.join("a.npy"),
+        dir.join("b.npy"),
+        dir.join("even.npy"),
+        dir.join("x.npy"),
+    );
     save_f32(&a, &[2, 3], &[0.0; 6]);
     save_f32(&b, &[4, 2], &[0.0; 8]);
     save_f32(&even, &[2], &[1.0, 1.0]);
     save_f32(&x, &[0], &[]);
-    assert_usage_error(&rosetta(&["run", "matmul", "--backend", "cpu", path(&a), path(&b)]), "inner dimensions");
-    assert_usage_error(&rosetta(&["run", "conv1d", "--backend", "cpu", path(&a), path(&even)]), "odd");
-    assert_usage_error(&rosetta(&["run", "reduce", "--reduce", "min", "--backend", "cpu", path(&x)]), "empty");
+    assert_usage_error(
+        &rosetta(&["run", "matmul", "--backend", "cpu", path(&a), path(&b)]),
+        "inner dimensions",
+    );
+    assert_usage_error(
+        &rosetta(&["run", "conv1d", "--backend", "cpu", path(&a), path(&even)]),
+        "odd",
+    );
+    assert_usage_error(
+        &rosetta(&[
+            "run",
+            "reduce",
+            "--reduce",
+            "min",
+            "--backend",
+            "cpu",
+            path(&x),
+        ]),
+        "empty",
+    );
     let v = dir.join("v.npy");
     rosetta::npy::write(&v, &[2], &rosetta::npy::Values::U32(vec![1, 2])).unwrap();
-    assert_usage_error(&rosetta(&["run", "histogram", "--bins", "0", "--backend", "cpu", path(&v)]), "bins");
+    assert_usage_error(
+        &rosetta(&[
+            "run",
+            "histogram",
+            "--bins",
+            "0",
+            "--backend",
+            "cpu",
+            path(&v),
+        ]),
+        "bins",
+    );
 }
 
 #[test]
@@ -104,13 +168,26 @@ fn unreadable_or_mistyped_npy_exits_2() {
     let dir = scratch("npy");
     let garbage = dir.join("garbage.npy");
     std::fs::write(&garbage, b"definitely not numpy").unwrap();
-    assert_usage_error(&rosetta(&["run", "reduce", "--backend", "cpu", path(&garbage)]), "garbage.npy");
+    assert_usage_error(
+        &rosetta(&["run", "reduce", "--backend", "cpu", path(&garbage)]),
+        "garbage.npy",
+    );
     let missing = dir.join("missing.npy");
-    assert_usage_error(&rosetta(&["run", "reduce", "--backend", "cpu", path(&missing)]), "cannot open");
+    assert_usage_error(
+        &rosetta(&["run", "reduce", "--backend", "cpu", path(&missing)]),
+        "cannot open",
+    );
     let ints = dir.join("ints.npy");
     rosetta::npy::write(&ints, &[2, 2], &rosetta::npy::Values::I32(vec![1, 2, 3, 4])).unwrap();
     assert_usage_error(
-        &rosetta(&["run", "matmul", "--backend", "cpu", path(&ints), path(&ints)]),
+        &rosetta(&[
+            "run",
+            "matmul",
+            "--backend",
+            "cpu",
+            path(&ints),
+            path(&ints),
+        ]),
         "must be float32",
     );
 }
@@ -124,7 +201,12 @@ fn devices_json_lists_the_cpu() {
     assert_eq!(apis.len(), 5, "every API is listed, compiled in or not");
     assert_eq!(apis[0]["api"], "cpu");
     assert_eq!(apis[0]["status"], "available");
-    assert!(apis[0]["devices"][0]["caps"]["max_shared_bytes"].as_u64().unwrap() > 0);
+    assert!(
+        apis[0]["devices"][0]["caps"]["max_shared_bytes"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }
 
 #[test]
@@ -142,24 +224,55 @@ fn bench_json_compare_and_html() {
     let json = dir.join("bench.json");
     let html = dir.join("html");
     let out = rosetta(&[
-        "bench", "--backend", "cpu", "--size", "small", "--op", "reduce", "--op", "matmul", "--json",
-        path(&json), "--html", path(&html),
+        "bench",
+        "--backend",
+        "cpu",
+        "--size",
+        "small",
+        "--op",
+        "reduce",
+        "--op",
+        "matmul",
+        "--json",
+        path(&json),
+        "--html",
+        path(&html),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: rosetta::bench::BenchReport =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report.schema, rosetta::bench::SCHEMA);
     assert!(report.results.iter().any(|r| r.op == "copy"));
-    assert!(report.results.iter().any(|r| r.op == "matmul" && r.gflops.unwrap() > 0.0));
-    assert!(report.results.iter().all(|r| r.status == rosetta::bench::Status::Ok && r.samples >= 3));
+    assert!(report
+        .results
+        .iter()
+        .any(|r| r.op == "matmul" && r.gflops.unwrap() > 0.0));
+    assert!(report
+        .results
+        .iter()
+        .all(|r| r.status == rosetta::bench::Status::Ok && r.samples >= 3));
     let page = std::fs::read_to_string(html.join("index.html")).unwrap();
     assert!(page.contains("<svg"), "the page has charts");
     let again = rosetta(&[
-        "bench", "--backend", "cpu", "--size", "small", "--op", "reduce", "--compare", path(&json),
+        "bench",
+        "--backend",
+        "cpu",
+        "--size",
+        "small",
+        "--op",
+        "reduce",
+        "--compare",
+        path(&json),
     ]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert_usage_error(
-        &rosetta(&["bench", "--backend", "cpu", "--compare", path(&dir.join("nope.json"))]),
+        &rosetta(&[
+            "bench",
+            "--backend",
+            "cpu",
+            "--compare",
+            path(&dir.join("nope.json")),
+        ]),
         "baseline",
     );
 }

@@ -28,7 +28,10 @@ fn conform_api(api: Api) {
             );
             match other {
                 ApiStatus::Unavailable(reason) => {
-                    assert!(!reason.trim().is_empty(), "{api} unavailable without a reason");
+                    assert!(
+                        !reason.trim().is_empty(),
+                        "{api} unavailable without a reason"
+                    );
                     eprintln!("{api}: unavailable ({reason}); not required here");
                 }
                 _ => eprintln!("{api}: no devices; not required here"),
@@ -53,9 +56,20 @@ fn conform_api(api: Api) {
         })
         .collect();
     for s in &report.summary {
-        eprintln!("{}: {}/{} passed ({})", s.device, s.passed, s.passed + s.failed, s.name);
+        eprintln!(
+            "{}: {}/{} passed ({})",
+            s.device,
+            s.passed,
+            s.passed + s.failed,
+            s.name
+        );
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(report.passed);
     assert!(report.cases.len() >= 60);
 }

@@ -16,8 +16,14 @@ fn info() -> DeviceInfo {
     DeviceInfo {
         api: Api::Cpu,
         index: 0,
-        name: format!("{} ({threads} threads)", cpu_model().unwrap_or_else(|| "CPU".into())),
-        driver: format!("rosetta workgroup model on rayon, {}", std::env::consts::ARCH),
+        name: format!(
+            "{} ({threads} threads)",
+            cpu_model().unwrap_or_else(|| "CPU".into())
+        ),
+        driver: format!(
+            "rosetta workgroup model on rayon, {}",
+            std::env::consts::ARCH
+        ),
         caps: Capabilities {
             device_type: DeviceType::Cpu,
             // A workgroup's scratch should stay in the core's own cache: the

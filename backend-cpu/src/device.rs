@@ -3,7 +3,9 @@
 use crate::buffers::Buffers;
 use crate::compile::Cache;
 use crate::timing::Timer;
-use rosetta_core::{Backend, BufferId, Clock, DeviceInfo, KernelId, KernelSpec, Launch, Result};
+use rosetta_core::{
+    Backend, BufferId, Clock, DeviceInfo, Error, KernelId, KernelSpec, Launch, Result,
+};
 use std::time::Duration;
 
 pub struct CpuDevice {
@@ -30,6 +32,14 @@ impl Backend for CpuDevice {
     }
 
     fn alloc(&self, bytes: u64) -> Result<BufferId> {
+        let limit = self.info.caps.max_buffer_bytes;
+        if bytes > limit {
+            return Err(Error::ExceedsLimit {
+                what: "buffer size (bytes)",
+                requested: bytes,
+                limit,
+            });
+        }
         self.buffers.alloc(bytes)
     }
 
@@ -53,7 +63,13 @@ impl Backend for CpuDevice {
         self.cache.compile(spec)
     }
 
-    fn launch(&self, kernel: KernelId, launch: &Launch, buffers: &[BufferId], params: &[u32]) -> Result<()> {
+    fn launch(
+        &self,
+        kernel: KernelId,
+        launch: &Launch,
+        buffers: &[BufferId],
+        params: &[u32],
+    ) -> Result<()> {
         launch.validate(&self.info.caps)?;
         let compiled = self.cache.get(kernel)?;
         crate::launch::run(&self.buffers, &compiled, launch, buffers, params)

@@ -6,7 +6,6 @@ use crate::compile::Compiled;
 use rayon::prelude::*;
 use rosetta_core::workgroup::{Binding, Bindings, Group};
 use rosetta_core::{Access, BufferId, Error, Launch, Result};
-use std::collections::HashSet;
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 /// A binding's lock: shared for read-only buffers, exclusive for writable ones.
@@ -16,7 +15,10 @@ enum Guard<'a> {
 }
 
 fn poisoned() -> Error {
-    Error::backend(rosetta_core::Api::Cpu, "a buffer lock was poisoned by a panicking kernel")
+    Error::backend(
+        rosetta_core::Api::Cpu,
+        "a buffer lock was poisoned by a panicking kernel",
+    )
 }
 
 pub fn run(
@@ -27,28 +29,7 @@ pub fn run(
     params: &[u32],
 ) -> Result<()> {
     let def = kernel.def;
-    if ids.len() != def.bindings.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' takes {} buffers, got {}",
-            def.name,
-            def.bindings.len(),
-            ids.len()
-        )));
-    }
-    if params.len() != def.params.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' takes {} params, got {}",
-            def.name,
-            def.params.len(),
-            params.len()
-        )));
-    }
-    if ids.iter().collect::<HashSet<_>>().len() != ids.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}': one buffer bound twice",
-            def.name
-        )));
-    }
+    def.check_args(kernel.constants[0], launch, ids, params)?;
     let words = ids
         .iter()
         .map(|&id| buffers.get(id))
@@ -76,7 +57,11 @@ pub fn run(
     (0..gx * gy * gz).into_par_iter().for_each_init(
         || vec![0u32; shared_words],
         |shared, flat| {
-            let id = [(flat % gx) as u32, ((flat / gx) % gy) as u32, (flat / (gx * gy)) as u32];
+            let id = [
+                (flat % gx) as u32,
+                ((flat / gx) % gy) as u32,
+                (flat / (gx * gy)) as u32,
+            ];
             let mut group = Group {
                 id,
                 count: launch.groups,

@@ -14,7 +14,6 @@ use cudarc::driver::{result, CudaContext, CudaStream};
 use rosetta_core::{
     Backend, BufferId, Clock, DeviceInfo, Error, KernelId, KernelSpec, Launch, Result,
 };
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,37 +84,8 @@ impl CudaDevice {
         }
     }
 
-    /// The allocation behind every binding of a launch, checked against the
-    /// kernel's interface.
-    fn bindings(
-        &self,
-        def: &rosetta_core::KernelDef,
-        buffers: &[BufferId],
-        params: &[u32],
-    ) -> Result<Vec<u64>> {
-        if buffers.len() != def.bindings.len() {
-            return Err(Error::InvalidArgument(format!(
-                "kernel '{}' takes {} buffers, got {}",
-                def.name,
-                def.bindings.len(),
-                buffers.len()
-            )));
-        }
-        if params.len() != def.params.len() {
-            return Err(Error::InvalidArgument(format!(
-                "kernel '{}' takes {} params, got {}",
-                def.name,
-                def.params.len(),
-                params.len()
-            )));
-        }
-        // Kernels declare their bindings __restrict__: no buffer twice.
-        if buffers.iter().collect::<HashSet<_>>().len() != buffers.len() {
-            return Err(Error::InvalidArgument(format!(
-                "kernel '{}': one buffer bound twice",
-                def.name
-            )));
-        }
+    /// The device pointer behind every binding of a launch.
+    fn bindings(&self, buffers: &[BufferId]) -> Result<Vec<u64>> {
         buffers
             .iter()
             .map(|&id| self.buffers.get(id).map(|a: Allocation| a.ptr))
@@ -205,13 +175,8 @@ impl Backend for CudaDevice {
     ) -> Result<()> {
         launch.validate(&self.info.caps)?;
         let kernel = self.cache.get(kernel)?;
-        if launch.group_size != kernel.group_size {
-            return Err(Error::InvalidArgument(format!(
-                "kernel '{}' was compiled for GROUP_SIZE {}, launched with {}",
-                kernel.key, kernel.group_size, launch.group_size
-            )));
-        }
-        let pointers = self.bindings(kernel.def, buffers, params)?;
+        kernel.def.check_args(kernel.group_size, launch, buffers, params)?;
+        let pointers = self.bindings(buffers)?;
         self.bind()?;
         crate::launch::enqueue(&self.stream, &kernel, launch, &pointers, params)
     }

@@ -19,7 +19,6 @@ const CL_KERNEL_LOCAL_MEM_SIZE: u32 = 0x11B2;
 /// A built kernel and what launches check against.
 pub struct Compiled {
     pub def: &'static KernelDef,
-    pub key: String,
     /// Arguments are set and the NDRange enqueued under this lock.
     pub kernel: Mutex<Owned<Kernel>>,
     /// The `GROUP_SIZE` constant (the kernels declare
@@ -144,7 +143,6 @@ fn build(target: &BuildTarget<'_>, spec: &KernelSpec, key: &str) -> Result<Compi
     );
     Ok(Compiled {
         def,
-        key: key.to_string(),
         kernel: Mutex::new(kernel),
         group_size: spec.value("GROUP_SIZE").unwrap_or(0),
         max_group_size,

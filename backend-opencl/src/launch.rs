@@ -8,7 +8,6 @@ use crate::buffers::{Allocation, Queue};
 use crate::cl::{self, Arg};
 use crate::compile::Compiled;
 use rosetta_core::{BufferId, Error, Launch, Result};
-use std::collections::HashSet;
 use std::sync::Arc;
 
 pub fn run(
@@ -21,35 +20,7 @@ pub fn run(
     max_shared_bytes: u32,
 ) -> Result<()> {
     let def = compiled.def;
-    if ids.len() != def.bindings.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' takes {} buffers, got {}",
-            def.name,
-            def.bindings.len(),
-            ids.len()
-        )));
-    }
-    if params.len() != def.params.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' takes {} params, got {}",
-            def.name,
-            def.params.len(),
-            params.len()
-        )));
-    }
-    if ids.iter().collect::<HashSet<_>>().len() != ids.len() {
-        // The kernels declare their pointers `restrict`.
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}': one buffer bound twice",
-            def.name
-        )));
-    }
-    if compiled.group_size != 0 && launch.group_size != compiled.group_size {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' was built for workgroups of {} (GROUP_SIZE), launched with {}",
-            compiled.key, compiled.group_size, launch.group_size
-        )));
-    }
+    def.check_args(compiled.group_size, launch, ids, params)?;
     if u64::from(launch.group_size) > compiled.max_group_size {
         return Err(Error::ExceedsLimit {
             what: "workgroup size (this kernel on this device)",

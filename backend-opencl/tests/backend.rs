@@ -1,152 +1,14 @@
-//! The backend itself on every OpenCL device: discovery, capabilities,
-//! buffers, compile errors, launch checks and timing.
+//! OpenCL-specific checks (the Backend contract every API shares is tested in
+//! the facade's tests/backends.rs): `__local` arguments, and every kernel
+//! building with and without its optional extension paths.
 
 mod common;
 
-use common::{devices, id, output, upload};
+use common::{devices, id, output};
 use rosetta_core::workgroup::{Bindings, Group};
-use rosetta_core::{Access, Api, Buffer, Clock, Error, KernelDef, KernelSpec, Launch, Sources};
-use rosetta_kernels::copy::CopyPlan;
-
-#[test]
-fn discovery_reports_devices_with_real_capabilities() {
-    let devices = devices();
-    for (index, device) in devices.iter().enumerate() {
-        let info = device.info();
-        let caps = &info.caps;
-        assert_eq!(info.api, Api::Opencl);
-        assert_eq!(info.index, index, "indices are positions in the list");
-        assert!(!info.name.is_empty());
-        assert!(
-            info.driver.contains("OpenCL"),
-            "driver text: {}",
-            info.driver
-        );
-        assert!(caps.max_group_invocations >= 1);
-        assert!(caps.max_group_size[0] >= 1);
-        assert!(
-            caps.max_buffer_bytes >= 1 << 20,
-            "{}",
-            caps.max_buffer_bytes
-        );
-        assert!(caps.memory_bytes >= caps.max_buffer_bytes);
-        assert!(caps.compute_units >= 1);
-        assert!(caps.max_groups.iter().all(|&g| g >= 65535));
-        if let Some([lo, hi]) = caps.subgroup_sizes {
-            assert!(1 <= lo && lo <= hi, "{lo}..{hi}");
-        }
-        eprintln!("{}: {caps:?}", id(info));
-    }
-}
-
-#[test]
-fn buffers_are_zeroed_rounded_and_bounds_checked() {
-    for device in devices() {
-        let dev = id(device.info());
-        // Fresh allocations read back as zeros, including the rounding.
-        let buffer = Buffer::new(&device, 20).expect("alloc");
-        assert_eq!(buffer.read::<u32>(5).unwrap(), vec![0; 5], "{dev}");
-        let words = |n: usize| {
-            let mut out = vec![0u32; n];
-            device
-                .read(buffer.id(), 0, bytemuck::cast_slice_mut(&mut out))
-                .map(|_| out)
-        };
-        let mut tail = [0xffu8; 12];
-        device
-            .read(buffer.id(), 20, &mut tail)
-            .expect("rounded to 32 bytes");
-        assert_eq!(tail, [0; 12]);
-
-        // Writes and reads at offsets.
-        device.write(buffer.id(), 8, &7u32.to_ne_bytes()).unwrap();
-        device
-            .write(buffer.id(), 16, bytemuck::cast_slice(&[1u32, 2, 3, 4]))
-            .unwrap();
-        assert_eq!(words(8).unwrap(), vec![0, 0, 7, 0, 1, 2, 3, 4], "{dev}");
-        let mut two = [0u8; 8];
-        device.read(buffer.id(), 12, &mut two).unwrap();
-        assert_eq!(bytemuck::cast_slice::<u8, u32>(&two), &[0, 1]);
-
-        // zero() clears everything, in queue order.
-        buffer.zero().unwrap();
-        assert_eq!(words(8).unwrap(), vec![0; 8], "{dev}");
-
-        // Unaligned or out-of-range transfers are refused.
-        let mut out = [0u8; 4];
-        assert!(matches!(
-            device.read(buffer.id(), 2, &mut out),
-            Err(Error::InvalidArgument(_))
-        ));
-        assert!(matches!(
-            device.read(buffer.id(), 32, &mut out),
-            Err(Error::InvalidArgument(_))
-        ));
-        assert!(matches!(
-            device.write(buffer.id(), 0, &[1, 2, 3]),
-            Err(Error::InvalidArgument(_))
-        ));
-        assert!(matches!(
-            device.write(buffer.id(), u64::MAX - 3, &[0; 4]),
-            Err(Error::InvalidArgument(_))
-        ));
-
-        // Empty buffers exist (16 bytes underneath).
-        let empty = Buffer::new(&device, 0).expect("empty alloc");
-        assert_eq!(empty.read::<u32>(0).unwrap(), Vec::<u32>::new());
-
-        // Over the device's limit: refused before the API sees it.
-        let limit = device.info().caps.max_buffer_bytes;
-        assert!(matches!(
-            device.alloc(limit + 1),
-            Err(Error::ExceedsLimit { requested, .. }) if requested == limit + 1
-        ));
-        assert!(matches!(
-            device.alloc(u64::MAX),
-            Err(Error::ExceedsLimit { .. })
-        ));
-
-        // A freed or unknown buffer is an error, not a crash.
-        let id = device.alloc(16).unwrap();
-        device.free(id);
-        assert!(matches!(
-            device.read(id, 0, &mut out),
-            Err(Error::InvalidArgument(_))
-        ));
-    }
-}
+use rosetta_core::{Access, Error, KernelDef, KernelSpec, Launch, Sources};
 
 fn no_cpu(_: &mut Group<'_>, _: &Bindings<'_>) {}
-
-static BROKEN: KernelDef = KernelDef {
-    name: "broken",
-    constants: &["GROUP_SIZE"],
-    bindings: &[Access::ReadWrite],
-    params: &[],
-    dynamic_shared: false,
-    sources: Sources {
-        wgsl: "",
-        cuda: "",
-        glsl: "",
-        opencl: "__kernel void broken(__global uint* out) { out[0] = undeclared_name; }\n",
-    },
-    cpu: no_cpu,
-};
-
-static MISNAMED: KernelDef = KernelDef {
-    name: "misnamed",
-    constants: &["GROUP_SIZE"],
-    bindings: &[Access::ReadWrite],
-    params: &[],
-    dynamic_shared: false,
-    sources: Sources {
-        wgsl: "",
-        cuda: "",
-        glsl: "",
-        opencl: "__kernel void other(__global uint* out) { out[0] = GROUP_SIZE; }\n",
-    },
-    cpu: no_cpu,
-};
 
 /// Writes GROUP_SIZE + the sum of its `__local` scratch (zeroed by the kernel).
 static LOCAL_ARG: KernelDef = KernelDef {
@@ -170,23 +32,6 @@ static LOCAL_ARG: KernelDef = KernelDef {
     },
     cpu: no_cpu,
 };
-
-#[test]
-fn compile_errors_carry_the_build_log() {
-    for device in devices() {
-        let spec = KernelSpec::new(&BROKEN, &[("GROUP_SIZE", 64)]).unwrap();
-        match device.compile(&spec) {
-            Err(Error::Compile { api, kernel, log }) => {
-                assert_eq!(api, Api::Opencl);
-                assert!(kernel.starts_with("broken"), "{kernel}");
-                assert!(log.contains("undeclared_name"), "log: {log}");
-            }
-            other => panic!("expected a compile error, got {other:?}"),
-        }
-        let spec = KernelSpec::new(&MISNAMED, &[("GROUP_SIZE", 64)]).unwrap();
-        assert!(matches!(device.compile(&spec), Err(Error::Compile { .. })));
-    }
-}
 
 #[test]
 fn launches_bind_local_arguments_and_are_checked() {
@@ -251,40 +96,6 @@ fn launches_bind_local_arguments_and_are_checked() {
             .launch(kernel, &launch, &[out.id()], &[1])
             .expect("launch");
         assert_eq!(out.read::<u32>(3).unwrap(), vec![64; 3], "{dev}");
-    }
-}
-
-#[test]
-fn timers_measure_device_time() {
-    for device in devices() {
-        let dev = id(device.info());
-        let words = 1 << 22;
-        let src = upload(&device, &vec![1u32; words]);
-        let dst = output(&device, words);
-        let plan = CopyPlan::new(&device, words).expect("copy plan");
-        plan.encode(&src, &dst).unwrap(); // warm up (PoCL builds lazily)
-        device.finish().unwrap();
-
-        device.begin_timer().unwrap();
-        plan.encode(&src, &dst).unwrap();
-        plan.encode(&src, &dst).unwrap();
-        let (elapsed, clock) = device.end_timer().unwrap();
-        let expected = if device.info().caps.timestamps {
-            Clock::Device
-        } else {
-            Clock::Host
-        };
-        assert_eq!(clock, expected, "{dev}");
-        assert!(elapsed.as_nanos() > 0, "{dev}: {elapsed:?}");
-        assert!(elapsed.as_secs() < 60, "{dev}: {elapsed:?}");
-        eprintln!("{dev}: 2 × copy of 16 MiB in {elapsed:?} ({clock:?})");
-
-        // An empty region, and an end without a begin.
-        device.begin_timer().unwrap();
-        let (empty, _) = device.end_timer().unwrap();
-        assert!(empty <= elapsed, "{dev}: {empty:?}");
-        assert!(device.end_timer().is_err());
-        assert_eq!(dst.read::<u32>(4).unwrap(), vec![1; 4]);
     }
 }
 

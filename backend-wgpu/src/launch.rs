@@ -11,8 +11,8 @@ use crate::compile::Compiled;
 use crate::device::Gpu;
 use crate::errors::{checked, lock};
 use crate::queue::Recorder;
-use rosetta_core::{BufferId, Error, Launch, Result};
-use std::collections::{HashMap, HashSet};
+use rosetta_core::{BufferId, Launch, Result};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Bind groups by (layout id, buffer ids).
@@ -87,35 +87,7 @@ pub fn record(
     params: &[u32],
 ) -> Result<()> {
     let def = kernel.def;
-    if ids.len() != def.bindings.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' takes {} buffers, got {}",
-            def.name,
-            def.bindings.len(),
-            ids.len()
-        )));
-    }
-    if params.len() != def.params.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' takes {} params, got {}",
-            def.name,
-            def.params.len(),
-            params.len()
-        )));
-    }
-    if launch.group_size != kernel.group_size {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}' was built for workgroups of {} invocations, launched with {}",
-            kernel.key, kernel.group_size, launch.group_size
-        )));
-    }
-    // wgpu refuses a buffer bound both writable and again in one dispatch.
-    if ids.iter().collect::<HashSet<_>>().len() != ids.len() {
-        return Err(Error::InvalidArgument(format!(
-            "kernel '{}': one buffer bound twice",
-            def.name
-        )));
-    }
+    def.check_args(kernel.group_size, launch, ids, params)?;
     let resolved = ids
         .iter()
         .map(|&id| buffers.get(id))

@@ -1,5 +1,6 @@
 //! One kernel written in five languages, and the constants that specialise it.
 
+use crate::backend::{BufferId, Launch};
 use crate::caps::Api;
 use crate::error::{Error, Result};
 use crate::workgroup::CpuKernel;
@@ -76,6 +77,36 @@ impl KernelDef {
     /// Index of a constant by name.
     pub fn constant_index(&self, name: &str) -> Option<usize> {
         self.constants.iter().position(|c| *c == name)
+    }
+
+    /// Check a launch's arguments against this kernel, before any API call:
+    /// the buffer and param counts, no buffer bound twice (kernels declare
+    /// their pointers `restrict`), and the workgroup size the kernel was
+    /// built for (its `GROUP_SIZE` constant).
+    pub fn check_args(
+        &self,
+        built_group_size: u32,
+        launch: &Launch,
+        buffers: &[BufferId],
+        params: &[u32],
+    ) -> Result<()> {
+        let wrong = |what: String| Err(Error::InvalidArgument(format!("kernel '{}' {what}", self.name)));
+        if buffers.len() != self.bindings.len() {
+            return wrong(format!("takes {} buffers, got {}", self.bindings.len(), buffers.len()));
+        }
+        if params.len() != self.params.len() {
+            return wrong(format!("takes {} params, got {}", self.params.len(), params.len()));
+        }
+        if (1..buffers.len()).any(|i| buffers[..i].contains(&buffers[i])) {
+            return wrong("has one buffer bound twice".into());
+        }
+        if launch.group_size != built_group_size {
+            return wrong(format!(
+                "was built for workgroups of {built_group_size} invocations, launched with {}",
+                launch.group_size
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -1,15 +1,29 @@
 #version 450
 // Matmul -- GLSL for Vulkan (see mod.rs for the algorithm and interface).
 //
-// Shared memory: shared_a (TILE_K rows of TILE_M + PAD, A's tile transposed),
-// then shared_b (TILE_K rows of TILE_N + PAD) -- shared arrays sized by
-// specialization constants (static; mod.rs's single dynamic block is the
-// CUDA/OpenCL form of the same layout).
-// Barriers: after each pair of tile loads, and after computing from them.
-// Registers: each invocation's THREAD_M x THREAD_N accumulators live in
-// `acc`, a private array sized by specialization constants; every loop over
-// it runs to THREAD_M / THREAD_N, constants once the pipeline is built, so
-// the loops unroll and the arrays become registers.
+// Algorithm: C (m x n) = A (m x k) * B (k x n), row-major f32. A workgroup
+// computes a TILE_M x TILE_N block of C (grid-stride over C's tiles in both
+// axes); each invocation owns a THREAD_M x THREAD_N micro-tile at rows
+// ty*THREAD_M + i, columns tx*THREAD_N + j, accumulated in registers. For
+// each TILE_K-wide slice of k, the workgroup stages A's tile (transposed,
+// k-major) and B's tile in shared memory, zero outside the matrices, and
+// every invocation accumulates the outer products of its THREAD_M values of
+// shared_a[kk] and THREAD_N values of shared_b[kk] (16-byte shared reads
+// where the micro-tile allows). The next slice's elements are loaded from
+// global memory into registers while the current slice is computed
+// (register prefetch).
+// Shared memory: shared_a (TILE_K rows of TILE_M + PAD f32, A's tile
+// transposed), then shared_b (TILE_K rows of TILE_N + PAD f32) -- shared
+// arrays sized by specialization constants (static; mod.rs's single dynamic
+// block is the CUDA/OpenCL form of the same layout), declared as vec4 so
+// that aligned groups of four floats are read with one 16-byte load; element
+// i of a row is component i % 4 of vector i / 4. Rows are padded by PAD = 4
+// floats against bank conflicts, keeping 16-byte alignment.
+// Barriers: after each pair of tile stores, and after computing from them.
+// Registers: each invocation's accumulators live in `acc`, private arrays
+// sized by specialization constants; every loop over them has a constant
+// trip count once the pipeline is built and is unrolled, so they become
+// registers.
 
 #extension GL_EXT_control_flow_attributes : enable
 
@@ -22,76 +36,142 @@ layout(constant_id = 5) const uint THREAD_N = 2;
 layout(local_size_x_id = 0) in;
 
 const uint PAD = 4u;
+const uint STRIDE_A = TILE_M + PAD; // shared_a row stride (floats)
+const uint STRIDE_B = TILE_N + PAD; // shared_b row stride (floats)
+// Elements of A's and B's tiles each invocation moves per slice.
+const uint LOADS_A = (TILE_M * TILE_K + GROUP_SIZE - 1u) / GROUP_SIZE;
+const uint LOADS_B = (TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE;
+// 16-byte shared reads when the micro-tile rows start on a 4-float boundary.
+const bool VECTOR_A = THREAD_M % 4u == 0u && TILE_M % 4u == 0u;
+const bool VECTOR_B = THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
 
-layout(set = 0, binding = 0) readonly buffer A { float a[]; };
-layout(set = 0, binding = 1) readonly buffer B { float b[]; };
-layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
+layout(set = 0, binding = 0) restrict readonly buffer A { float a[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B { float b[]; };
+layout(set = 0, binding = 2) restrict writeonly buffer C { float c[]; };
 layout(push_constant) uniform Params {
     uint m;
     uint n;
     uint k;
 } params;
 
-shared float shared_a[TILE_K * (TILE_M + PAD)];
-shared float shared_b[TILE_K * (TILE_N + PAD)];
+shared vec4 shared_a[(TILE_K * STRIDE_A + 3u) / 4u];
+shared vec4 shared_b[(TILE_K * STRIDE_B + 3u) / 4u];
+
+// This invocation's elements of the next slice (the register prefetch):
+// element l is the flat tile index s = lid + l*GROUP_SIZE of mod.rs.
+float next_a[LOADS_A];
+float next_b[LOADS_B];
+
+// Load this invocation's elements of the slice at k0 (A's tile: rows row0..,
+// columns k0..; B's tile: rows k0.., columns col0..) into registers, zero
+// outside the matrices. Comparisons are against m - row0, n - col0 and
+// k - k0, which cannot underflow.
+void load_slice(uint lid, uint row0, uint col0, uint k0) {
+    uint m = params.m;
+    uint n = params.n;
+    uint k = params.k;
+    [[unroll]] for (uint l = 0u; l < LOADS_A; l++) {
+        uint s = lid + l * GROUP_SIZE;
+        uint mm = s / TILE_K;
+        uint kk = s % TILE_K;
+        float value = 0.0;
+        if (s < TILE_M * TILE_K && mm < m - row0 && kk < k - k0) {
+            value = a[(row0 + mm) * k + k0 + kk];
+        }
+        next_a[l] = value;
+    }
+    [[unroll]] for (uint l = 0u; l < LOADS_B; l++) {
+        uint s = lid + l * GROUP_SIZE;
+        uint kk = s / TILE_N;
+        uint nn = s % TILE_N;
+        float value = 0.0;
+        if (s < TILE_K * TILE_N && kk < k - k0 && nn < n - col0) {
+            value = b[(k0 + kk) * n + col0 + nn];
+        }
+        next_b[l] = value;
+    }
+}
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint m = params.m;
     uint n = params.n;
     uint k = params.k;
-    uint stride_a = TILE_M + PAD;
-    uint stride_b = TILE_N + PAD;
     uint threads_n = TILE_N / THREAD_N;
-    uint tx = lid % threads_n;
-    uint ty = lid / threads_n;
+    uint tx = lid % threads_n; // micro-tile column
+    uint ty = lid / threads_n; // micro-tile row
     uint tiles_m = (m + TILE_M - 1u) / TILE_M;
     uint tiles_n = (n + TILE_N - 1u) / TILE_N;
+    uint slices = (k + TILE_K - 1u) / TILE_K;
 
     float acc[THREAD_M * THREAD_N];
     float a_regs[THREAD_M];
     float b_regs[THREAD_N];
 
-    for (uint tm = gl_WorkGroupID.y; tm < tiles_m; tm += gl_NumWorkGroups.y) {
-        for (uint tn = gl_WorkGroupID.x; tn < tiles_n; tn += gl_NumWorkGroups.x) {
+    for (uint tile_m = gl_WorkGroupID.y; tile_m < tiles_m; tile_m += gl_NumWorkGroups.y) {
+        for (uint tile_n = gl_WorkGroupID.x; tile_n < tiles_n; tile_n += gl_NumWorkGroups.x) {
+            uint row0 = tile_m * TILE_M;
+            uint col0 = tile_n * TILE_N;
             [[unroll]] for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {
                 acc[i] = 0.0;
             }
-            uint row0 = tm * TILE_M;
-            uint col0 = tn * TILE_N;
-            for (uint k0 = 0u; k0 < k; k0 += TILE_K) {
-                // Phase a: both tiles, zero outside the matrices. -- barrier --
-                for (uint s = lid; s < TILE_M * TILE_K; s += GROUP_SIZE) {
-                    uint mm = s / TILE_K;
-                    uint kk = s % TILE_K;
-                    uint row = row0 + mm;
-                    uint col = k0 + kk;
-                    float value = 0.0;
-                    if (row < m && col < k) {
-                        value = a[row * k + col];
+
+            // The register prefetch: the first slice now, each next one while
+            // the current one is computed.
+            load_slice(lid, row0, col0, 0u);
+            for (uint slice = 0u; slice < slices; slice++) {
+                uint k0 = slice * TILE_K;
+                // Phase a: both tiles to shared memory (from the registers),
+                // zero outside the matrices. -- barrier --
+                [[unroll]] for (uint l = 0u; l < LOADS_A; l++) {
+                    uint s = lid + l * GROUP_SIZE;
+                    if (s < TILE_M * TILE_K) {
+                        uint index = (s % TILE_K) * STRIDE_A + s / TILE_K; // shared_a[kk][mm]
+                        shared_a[index / 4u][index % 4u] = next_a[l];
                     }
-                    shared_a[kk * stride_a + mm] = value;
                 }
-                for (uint s = lid; s < TILE_K * TILE_N; s += GROUP_SIZE) {
-                    uint kk = s / TILE_N;
-                    uint nn = s % TILE_N;
-                    uint row = k0 + kk;
-                    uint col = col0 + nn;
-                    float value = 0.0;
-                    if (row < k && col < n) {
-                        value = b[row * n + col];
+                [[unroll]] for (uint l = 0u; l < LOADS_B; l++) {
+                    uint s = lid + l * GROUP_SIZE;
+                    if (s < TILE_K * TILE_N) {
+                        uint index = (s / TILE_N) * STRIDE_B + s % TILE_N; // shared_b[kk][nn]
+                        shared_b[index / 4u][index % 4u] = next_b[l];
                     }
-                    shared_b[kk * stride_b + nn] = value;
                 }
                 barrier();
 
+                if (slice + 1u < slices) {
+                    load_slice(lid, row0, col0, k0 + TILE_K);
+                }
+
                 // Phase b: this invocation's outer products. -- barrier --
                 [[unroll]] for (uint kk = 0u; kk < TILE_K; kk++) {
-                    [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-                        a_regs[i] = shared_a[kk * stride_a + ty * THREAD_M + i];
+                    uint row_a = kk * STRIDE_A + ty * THREAD_M;
+                    uint row_b = kk * STRIDE_B + tx * THREAD_N;
+                    if (VECTOR_A) {
+                        [[unroll]] for (uint i = 0u; i < THREAD_M; i += 4u) {
+                            vec4 v = shared_a[(row_a + i) / 4u];
+                            a_regs[i] = v.x;
+                            a_regs[i + 1u] = v.y;
+                            a_regs[i + 2u] = v.z;
+                            a_regs[i + 3u] = v.w;
+                        }
+                    } else {
+                        [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
+                            a_regs[i] = shared_a[(row_a + i) / 4u][(row_a + i) % 4u];
+                        }
                     }
-                    [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
-                        b_regs[j] = shared_b[kk * stride_b + tx * THREAD_N + j];
+                    if (VECTOR_B) {
+                        [[unroll]] for (uint j = 0u; j < THREAD_N; j += 4u) {
+                            vec4 v = shared_b[(row_b + j) / 4u];
+                            b_regs[j] = v.x;
+                            b_regs[j + 1u] = v.y;
+                            b_regs[j + 2u] = v.z;
+                            b_regs[j + 3u] = v.w;
+                        }
+                    } else {
+                        [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+                            b_regs[j] = shared_b[(row_b + j) / 4u][(row_b + j) % 4u];
+                        }
                     }
                     [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
                         [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {

@@ -17,6 +17,7 @@ mod table;
 mod workloads;
 
 pub use compare::{compare, Change, Comparison};
+pub use runners::{prepare, Runner};
 pub use table::{format_seconds, render_table};
 pub use workloads::{workloads, Op, Params, Size, Workload};
 

@@ -256,7 +256,7 @@ fn histogram_cases(all: &mut Vec<Case>) {
     ] {
         let input = HistogramInput::F32 { lo, hi };
         all.push(histogram_case(
-            " edges, outside, NaN",
+            " edges and their neighbours, outside, NaN",
             65_537,
             bins,
             input,
@@ -272,9 +272,14 @@ fn f32_histogram_values(seed: u64, len: usize, lo: f64, hi: f64, bins: u32) -> V
     let (from, to) = (lo as f32 - 0.25 * span, hi as f32 + 0.25 * span);
     (0..len)
         .map(|i| {
+            // Every edge exactly and the floats either side of it: where an f32
+            // first guess of the bin is most often off by one.
+            let edge = edges[(i / 50) % edges.len()];
             let x = match i % 50 {
-                0 => edges[(i / 50) % edges.len()],
-                1 => f32::NAN,
+                0 => edge,
+                1 => edge.next_up(),
+                2 => edge.next_down(),
+                3 => f32::NAN,
                 _ => inputs::f32_in(seed, i as u64, from, to),
             };
             x.to_bits()

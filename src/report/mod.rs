@@ -2,7 +2,10 @@
 //! capabilities, the conformance matrix, and a quick benchmark, as
 //! `results.json` and a self-contained `index.html`.
 
+mod charts;
 mod html;
+#[cfg(test)]
+mod sample;
 
 use crate::bench::BenchReport;
 use crate::conform;
