@@ -175,7 +175,9 @@ impl Backend for CudaDevice {
     ) -> Result<()> {
         launch.validate(&self.info.caps)?;
         let kernel = self.cache.get(kernel)?;
-        kernel.def.check_args(kernel.group_size, launch, buffers, params)?;
+        kernel
+            .def
+            .check_args(kernel.group_size, launch, buffers, params)?;
         let pointers = self.bindings(buffers)?;
         self.bind()?;
         crate::launch::enqueue(&self.stream, &kernel, launch, &pointers, params)

@@ -151,7 +151,9 @@ impl Backend for VulkanDevice {
     ) -> Result<()> {
         launch.validate(&self.info.caps)?;
         let kernel = self.cache.get(kernel)?;
-        kernel.def.check_args(kernel.group_size, launch, buffers, params)?;
+        kernel
+            .def
+            .check_args(kernel.group_size, launch, buffers, params)?;
         let state = &mut *self.lock();
         let handles = state.buffers.handles(buffers)?;
         crate::launch::record(

@@ -60,4 +60,3 @@ fn reduce_without_subgroups() {
         }
     });
 }
-

@@ -6,9 +6,7 @@ mod common;
 
 use common::each_device;
 use rosetta_core::workgroup::{Bindings, Group};
-use rosetta_core::{
-    Access, Api, Buffer, Error, KernelDef, KernelSpec, Launch, Sources,
-};
+use rosetta_core::{Access, Api, Buffer, Error, KernelDef, KernelSpec, Launch, Sources};
 
 fn no_cpu(_: &mut Group<'_>, _: &Bindings<'_>) {}
 
@@ -108,4 +106,3 @@ fn subgroup_variant_needs_subgroups() {
         }
     });
 }
-

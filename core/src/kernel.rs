@@ -90,12 +90,25 @@ impl KernelDef {
         buffers: &[BufferId],
         params: &[u32],
     ) -> Result<()> {
-        let wrong = |what: String| Err(Error::InvalidArgument(format!("kernel '{}' {what}", self.name)));
+        let wrong = |what: String| {
+            Err(Error::InvalidArgument(format!(
+                "kernel '{}' {what}",
+                self.name
+            )))
+        };
         if buffers.len() != self.bindings.len() {
-            return wrong(format!("takes {} buffers, got {}", self.bindings.len(), buffers.len()));
+            return wrong(format!(
+                "takes {} buffers, got {}",
+                self.bindings.len(),
+                buffers.len()
+            ));
         }
         if params.len() != self.params.len() {
-            return wrong(format!("takes {} params, got {}", self.params.len(), params.len()));
+            return wrong(format!(
+                "takes {} params, got {}",
+                self.params.len(),
+                params.len()
+            ));
         }
         if (1..buffers.len()).any(|i| buffers[..i].contains(&buffers[i])) {
             return wrong("has one buffer bound twice".into());

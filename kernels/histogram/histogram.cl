@@ -12,20 +12,32 @@
 
 #define PRIVATIZED (SHARED_BINS == BINS)
 
-// The f32 binning rule of mod.rs: an f32 first guess, corrected against the
-// edges. Returns BINS for values that are not counted (outside [lo, hi], NaN).
-uint float_bin(float x, float lo, float hi, float scale, __global const float* restrict edges)
+// The order-preserving key of an f32's bits (−0 and +0 share one), as in
+// reduce.cl: comparisons of x with lo, hi and the edges use keys, exact also
+// where a device flushes subnormals in float comparisons.
+uint ordered_key(uint bits)
 {
-    if (!(lo <= x && x <= hi)) {
+    bits = bits == 0x80000000u ? 0u : bits;
+    return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
+}
+
+// The f32 binning rule of mod.rs: an f32 first guess, corrected against the
+// edges by key. Returns BINS for values that are not counted (outside
+// [lo, hi], NaN).
+uint float_bin(uint word, float lo, float hi, float scale, __global const float* restrict edges)
+{
+    const uint key = ordered_key(word);
+    if ((word & 0x7fffffffu) > 0x7f800000u || key < ordered_key(as_uint(lo))
+            || key > ordered_key(as_uint(hi))) {
         return BINS;
     }
-    const float guess = floor((x - lo) * scale);
+    const float guess = max(floor((as_float(word) - lo) * scale), 0.0f);
     // min(u32(guess), BINS − 1), without converting an out-of-range float.
-    uint i = guess >= 0.0f && guess < (float)BINS ? min((uint)guess, BINS - 1u) : BINS - 1u;
-    while (i > 0 && x < edges[i]) {
+    uint i = guess < (float)BINS ? min((uint)guess, BINS - 1u) : BINS - 1u;
+    while (i > 0 && key < ordered_key(as_uint(edges[i]))) {
         i -= 1;
     }
-    while (i < BINS - 1u && x >= edges[i + 1]) {
+    while (i < BINS - 1u && key >= ordered_key(as_uint(edges[i + 1]))) {
         i += 1;
     }
     return i;
@@ -35,7 +47,7 @@ uint float_bin(float x, float lo, float hi, float scale, __global const float* r
 uint bin_of(uint word, float lo, float hi, float scale, __global const float* restrict edges)
 {
 #if INPUT == 1
-    return float_bin(as_float(word), lo, hi, scale, edges);
+    return float_bin(word, lo, hi, scale, edges);
 #else
     return word < BINS ? word : BINS;
 #endif

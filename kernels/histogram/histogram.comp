@@ -34,19 +34,30 @@ bool is_nan(uint bits) {
     return (bits & 0x7fffffffu) > 0x7f800000u;
 }
 
+// The order-preserving key of an f32's bits (-0 and +0 share one), as in
+// reduce.comp: comparisons of x with lo, hi and the edges use keys, exact
+// also where a device flushes subnormals in float comparisons.
+uint ordered_key(uint bits) {
+    bits = bits == 0x80000000u ? 0u : bits;
+    return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
+}
+
 // The f32 binning rule of mod.rs: an f32 first guess, corrected against the
-// edges. Returns BINS for values that are not counted (outside [lo, hi], NaN).
+// edges by key. Returns BINS for values that are not counted (outside
+// [lo, hi], NaN).
 uint float_bin(uint word) {
-    float x = uintBitsToFloat(word);
-    if (is_nan(word) || !(params.lo <= x && x <= params.hi)) {
+    uint key = ordered_key(word);
+    if (is_nan(word) || key < ordered_key(floatBitsToUint(params.lo))
+            || key > ordered_key(floatBitsToUint(params.hi))) {
         return BINS;
     }
-    float guess = floor((x - params.lo) * params.scale);
+    float x = uintBitsToFloat(word);
+    float guess = max(floor((x - params.lo) * params.scale), 0.0);
     uint i = uint(min(guess, float(BINS - 1u)));
-    while (i > 0u && x < edges[i]) {
+    while (i > 0u && key < ordered_key(floatBitsToUint(edges[i]))) {
         i -= 1u;
     }
-    while (i < BINS - 1u && x >= edges[i + 1u]) {
+    while (i < BINS - 1u && key >= ordered_key(floatBitsToUint(edges[i + 1u]))) {
         i += 1u;
     }
     return i;

@@ -14,16 +14,28 @@
 // Enough blocks per SM to fill it (2048 threads on sm_80/sm_90).
 #define MIN_BLOCKS (GROUP_SIZE >= 64u ? 2048u / GROUP_SIZE : 32u)
 
-// The f32 binning rule of mod.rs: an f32 first guess, corrected against the
-// edges. Returns BINS for values not counted (outside [lo, hi], NaN).
-__forceinline__ unsigned int float_bin(float x, float lo, float hi, float scale, const float* __restrict__ edges)
+// The order-preserving key of an f32's bits (-0 and +0 share one), as in
+// reduce.cu: comparisons of x with lo, hi and the edges use keys, exact also
+// where a device flushes subnormals in float comparisons.
+__forceinline__ unsigned int ordered_key(unsigned int bits)
 {
-    if (!(lo <= x && x <= hi)) return BINS;
+    bits = bits == 0x80000000u ? 0u : bits;
+    return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
+}
+
+// The f32 binning rule of mod.rs: an f32 first guess, corrected against the
+// edges by key. Returns BINS for values not counted (outside [lo, hi], NaN).
+__forceinline__ unsigned int float_bin(unsigned int word, float lo, float hi, float scale, const float* __restrict__ edges)
+{
+    const unsigned int key = ordered_key(word);
+    if ((word & 0x7fffffffu) > 0x7f800000u || key < ordered_key(__float_as_uint(lo))
+        || key > ordered_key(__float_as_uint(hi)))
+        return BINS;
     // One subtraction, one multiplication, each rounded (no FMA contraction).
-    const float guess = floorf(__fmul_rn(__fsub_rn(x, lo), scale));
+    const float guess = floorf(__fmul_rn(__fsub_rn(__uint_as_float(word), lo), scale));
     unsigned int i = min(__float2uint_rz(guess), BINS - 1u);  // saturating conversion
-    while (i > 0 && x < edges[i]) i -= 1;
-    while (i < BINS - 1u && x >= edges[i + 1]) i += 1;
+    while (i > 0 && key < ordered_key(__float_as_uint(edges[i]))) i -= 1;
+    while (i < BINS - 1u && key >= ordered_key(__float_as_uint(edges[i + 1]))) i += 1;
     return i;
 }
 
@@ -31,7 +43,7 @@ __forceinline__ unsigned int float_bin(float x, float lo, float hi, float scale,
 __forceinline__ unsigned int bin_of(unsigned int word, float lo, float hi, float scale, const float* __restrict__ edges)
 {
 #if INPUT == 1
-    return float_bin(__uint_as_float(word), lo, hi, scale, edges);
+    return float_bin(word, lo, hi, scale, edges);
 #else
     return word < BINS ? word : BINS;
 #endif

@@ -5,6 +5,7 @@
 // Atomics: shared-memory atomics are plain increments here (one thread runs
 // the whole workgroup); global atomics are `AtomicU32::fetch_add`.
 
+use crate::reduce::ordered_key;
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
 pub fn histogram(group: &mut Group<'_>, bindings: &Bindings<'_>) {
@@ -70,18 +71,20 @@ pub fn histogram(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     }
 }
 
-/// The f32 binning rule of `mod.rs`: an f32 first guess, corrected against
-/// the edges.
+/// The f32 binning rule of `mod.rs`: an f32 first guess, corrected by
+/// comparing ordered keys with the edges' keys.
 fn float_bin(x: f32, lo: f32, hi: f32, scale: f32, edges: &[f32], bins: u32) -> Option<u32> {
-    if !(lo <= x && x <= hi) {
+    let key = ordered_key(x.to_bits());
+    let edge_key = |i: u32| ordered_key(edges[i as usize].to_bits());
+    if x.is_nan() || key < ordered_key(lo.to_bits()) || key > ordered_key(hi.to_bits()) {
         return None;
     }
-    let guess = ((x - lo) * scale).floor();
+    let guess = ((x - lo) * scale).floor().max(0.0);
     let mut i = (guess as u32).min(bins - 1);
-    while i > 0 && x < edges[i as usize] {
+    while i > 0 && key < edge_key(i) {
         i -= 1;
     }
-    while i < bins - 1 && x >= edges[i as usize + 1] {
+    while i < bins - 1 && key >= edge_key(i + 1) {
         i += 1;
     }
     Some(i)

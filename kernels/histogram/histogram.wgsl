@@ -27,18 +27,34 @@ struct Params {
 
 var<workgroup> shared_counts: array<atomic<u32>, SHARED_BINS>;
 
+// NaN by bits: compilers may fold `x != x`.
+fn is_nan(bits: u32) -> bool {
+    return (bits & 0x7fffffffu) > 0x7f800000u;
+}
+
+// The order-preserving key of an f32's bits (-0 and +0 share one), as in
+// reduce.wgsl: comparisons of x with lo, hi and the edges use keys, exact
+// also where a device flushes subnormals in float comparisons.
+fn ordered_key(bits: u32) -> u32 {
+    let b = select(bits, 0u, bits == 0x80000000u);
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
 // The f32 binning rule of mod.rs: an f32 first guess, corrected against the
-// edges. Returns BINS for values that are not counted (outside [lo, hi], NaN).
-fn float_bin(x: f32) -> u32 {
-    if !(params.lo <= x && x <= params.hi) {
+// edges by key. Returns BINS for values that are not counted (outside
+// [lo, hi], NaN).
+fn float_bin(word: u32) -> u32 {
+    let key = ordered_key(word);
+    if is_nan(word) || key < ordered_key(bitcast<u32>(params.lo)) || key > ordered_key(bitcast<u32>(params.hi)) {
         return BINS;
     }
-    let guess = floor((x - params.lo) * params.scale);
+    let x = bitcast<f32>(word);
+    let guess = max(floor((x - params.lo) * params.scale), 0.0);
     var i = u32(min(guess, f32(BINS - 1u)));
-    while i > 0u && x < edges[i] {
+    while i > 0u && key < ordered_key(bitcast<u32>(edges[i])) {
         i -= 1u;
     }
-    while i < BINS - 1u && x >= edges[i + 1u] {
+    while i < BINS - 1u && key >= ordered_key(bitcast<u32>(edges[i + 1u])) {
         i += 1u;
     }
     return i;
@@ -47,7 +63,7 @@ fn float_bin(x: f32) -> u32 {
 // The bin of one input word, or BINS if it is not counted.
 fn bin_of(word: u32) -> u32 {
     if INPUT == 1u {
-        return float_bin(bitcast<f32>(word));
+        return float_bin(word);
     }
     return select(BINS, word, word < BINS);
 }

@@ -17,12 +17,16 @@
 //!
 //! # Binning
 //! - `INPUT = 0` (u32): value `v` goes to bin `v` if `v < BINS`, else nowhere.
-//! - `INPUT = 1` (f32): value `x` is counted only if `lo <= x && x <= hi` (NaN
-//!   fails both). First guess `i = min(u32(floor((x − lo) · scale)), BINS − 1)`
-//!   in f32 (one subtraction and one multiplication: no contraction to FMA is
-//!   possible), then correct against the edges buffer:
+//! - `INPUT = 1` (f32): NaN is not counted; otherwise value `x` is counted
+//!   only if `lo <= x && x <= hi`. First guess
+//!   `i = min(u32(max(floor((x − lo) · scale), 0)), BINS − 1)` in f32 (one
+//!   subtraction and one multiplication: no contraction to FMA is possible),
+//!   then correct against the edges buffer:
 //!   `while i > 0 && x < edges[i]: i −= 1` and
 //!   `while i < BINS − 1 && x >= edges[i + 1]: i += 1`.
+//!   Every comparison of `x` with `lo`, `hi` and the edges compares
+//!   `ordered_key`s of the bits (see `reduce/mod.rs`), so devices that flush
+//!   subnormals still bin exactly; only the first guess is float arithmetic.
 //!   This gives exactly numpy's bin (see `rosetta_core::ops::histogram_edges`).
 //!
 //! # Interface

@@ -33,11 +33,24 @@
 //!   overflow is undefined in C).
 //! - min / max: i32 signed, u32 unsigned; f32 returns NaN if either operand is
 //!   NaN (test NaN by bits: `(bits & 0x7fffffff) > 0x7f800000`, since fast-math
-//!   compilers may fold `x != x`), else the smaller / larger.
+//!   compilers may fold `x != x`), else the operand with the smaller / larger
+//!   `ordered_key` (below), bits unchanged. Subgroup variants take the
+//!   subgroup min / max of the keys and map the winner back with `from_key`.
+//!
+//! # Ordering floats exactly
+//! Devices may flush subnormals to zero in float comparisons (NVIDIA through
+//! SPIR-V does), which would make min / max and histogram edges inexact. So
+//! kernels order f32 values by an integer key of their bits, never by float
+//! comparison: `ordered_key(b)` maps −0 to +0, then returns `!b` for negative
+//! values and `b | 0x80000000` for the rest; `key(x) < key(y)` exactly when
+//! `x < y` for non-NaN x, y. `from_key(k)` inverts it
+//! (`k & 0x80000000 != 0 ? k & 0x7fffffff : !k`).
 //! - identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
 
 #[path = "reduce.rs"]
 mod cpu;
+
+pub use cpu::ordered_key;
 
 use crate::pass::compile;
 use rosetta_core::ops::ReduceSpec;

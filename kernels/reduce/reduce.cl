@@ -55,6 +55,20 @@ bool is_nan_bits(float x)
     return (as_uint(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// The order-preserving key of an f32's bits (−0 and +0 share one): keys
+// compare exactly as the floats do, also where a device flushes subnormals
+// in float comparisons. from_key inverts it.
+uint ordered_key(uint bits)
+{
+    bits = bits == 0x80000000u ? 0u : bits;
+    return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
+}
+
+uint from_key(uint key)
+{
+    return (key & 0x80000000u) != 0u ? (key & 0x7fffffffu) : ~key;
+}
+
 T combine(T a, T b)
 {
 #if OP == 0
@@ -67,10 +81,11 @@ T combine(T a, T b)
     if (is_nan_bits(b)) {
         return b;
     }
+    // Ordered by key, not float comparison: exact with subnormals too.
 #if OP == 1
-    return b < a ? b : a;
+    return ordered_key(as_uint(b)) < ordered_key(as_uint(a)) ? b : a;
 #else
-    return b > a ? b : a;
+    return ordered_key(as_uint(b)) > ordered_key(as_uint(a)) ? b : a;
 #endif
 #elif OP == 1
     return min(a, b);
@@ -85,19 +100,21 @@ T subgroup_combine(T acc)
 {
 #if OP == 0
     return sub_group_reduce_add(acc);
-#else
-#if OP == 1
-    T value = sub_group_reduce_min(acc);
-#else
-    T value = sub_group_reduce_max(acc);
-#endif
-#if ELEM == 0
-    // The builtins follow fmin / fmax, which drop NaN: propagate it here.
+#elif ELEM == 0
+    // f32 min / max over the keys (exact with subnormals); NaN first, as the
+    // keys do not order it.
     if (sub_group_any(is_nan_bits(acc))) {
-        value = as_float(0x7fc00000u);
+        return as_float(0x7fc00000u);
     }
+#if OP == 1
+    return as_float(from_key(sub_group_reduce_min(ordered_key(as_uint(acc)))));
+#else
+    return as_float(from_key(sub_group_reduce_max(ordered_key(as_uint(acc)))));
 #endif
-    return value;
+#elif OP == 1
+    return sub_group_reduce_min(acc);
+#else
+    return sub_group_reduce_max(acc);
 #endif
 }
 #endif

@@ -37,6 +37,18 @@ bool is_nan(uint bits) {
     return (bits & 0x7fffffffu) > 0x7f800000u;
 }
 
+// The order-preserving key of an f32's bits (-0 and +0 share one): keys
+// compare exactly as the floats do, also where a device flushes subnormals
+// in float comparisons (NVIDIA does). from_key inverts it.
+uint ordered_key(uint bits) {
+    bits = bits == 0x80000000u ? 0u : bits;
+    return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
+}
+
+uint from_key(uint key) {
+    return (key & 0x80000000u) != 0u ? (key & 0x7fffffffu) : ~key;
+}
+
 // sum 0; min +Inf / i32::MAX / u32::MAX; max -Inf / i32::MIN / 0.
 uint identity() {
     if (OP == 0u) {
@@ -60,9 +72,10 @@ uint combine(uint a, uint b) {
         if (is_nan(a) || is_nan(b)) {
             return is_nan(a) ? a : b;
         }
-        float fa = uintBitsToFloat(a);
-        float fb = uintBitsToFloat(b);
-        bool take_b = OP == 1u ? fb < fa : fb > fa;
+        // Ordered by key, not float comparison: exact with subnormals too.
+        uint ka = ordered_key(a);
+        uint kb = ordered_key(b);
+        bool take_b = OP == 1u ? kb < ka : kb > ka;
         return take_b ? b : a;
     }
     if (ELEM == 1u) {
@@ -93,8 +106,8 @@ uint subgroup_combine(uint x) {
         if (subgroupMax(is_nan(x) ? 1u : 0u) != 0u) {
             return 0x7fc00000u;
         }
-        float fx = uintBitsToFloat(x);
-        return floatBitsToUint(OP == 1u ? subgroupMin(fx) : subgroupMax(fx));
+        uint key = ordered_key(x);
+        return from_key(OP == 1u ? subgroupMin(key) : subgroupMax(key));
     }
     if (ELEM == 1u) {
         int ix = int(x);

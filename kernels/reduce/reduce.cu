@@ -31,6 +31,15 @@ typedef uint4 T4;
 // NaN by bits: fast-math folding can't remove it.
 __forceinline__ bool is_nan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }
 
+// The order-preserving key of an f32's bits (-0 and +0 share one): keys
+// compare exactly as the floats do, also where a device flushes subnormals
+// in float comparisons (mod.rs, "Ordering floats exactly").
+__forceinline__ unsigned int ordered_key(unsigned int bits)
+{
+    bits = bits == 0x80000000u ? 0u : bits;
+    return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
+}
+
 // identity and combine (mod.rs, "Semantics of combine").
 #if OP == 0
 __forceinline__ T identity() { return (T)0; }
@@ -39,10 +48,11 @@ __forceinline__ T combine(T a, T b) { return a + b; }
 __forceinline__ T identity() { return __uint_as_float(OP == 1 ? 0x7f800000u : 0xff800000u); }
 __forceinline__ T combine(T a, T b) {
     if (is_nan(a) || is_nan(b)) return __uint_as_float(0x7fc00000u);
+    // Ordered by key, not float comparison: exact with subnormals too.
 #if OP == 1
-    return b < a ? b : a;
+    return ordered_key(__float_as_uint(b)) < ordered_key(__float_as_uint(a)) ? b : a;
 #else
-    return b > a ? b : a;
+    return ordered_key(__float_as_uint(b)) > ordered_key(__float_as_uint(a)) ? b : a;
 #endif
 }
 #elif ELEM == 1

@@ -42,7 +42,7 @@ impl Reduction for MinF32 {
     fn combine(a: f32, b: f32) -> f32 {
         if a.is_nan() || b.is_nan() {
             f32::NAN
-        } else if b < a {
+        } else if ordered_key(b.to_bits()) < ordered_key(a.to_bits()) {
             b
         } else {
             a
@@ -55,7 +55,7 @@ impl Reduction for MaxF32 {
     fn combine(a: f32, b: f32) -> f32 {
         if a.is_nan() || b.is_nan() {
             f32::NAN
-        } else if b > a {
+        } else if ordered_key(b.to_bits()) > ordered_key(a.to_bits()) {
             b
         } else {
             a
@@ -88,6 +88,18 @@ impl Reduction for MaxU32 {
     const IDENTITY: u32 = 0;
     fn combine(a: u32, b: u32) -> u32 {
         a.max(b)
+    }
+}
+
+/// The order-preserving integer key of an f32's bits (−0 and +0 share one):
+/// `ordered_key(x) < ordered_key(y)` exactly when `x < y`, also where a device
+/// would flush subnormals in a float comparison.
+pub fn ordered_key(bits: u32) -> u32 {
+    let bits = if bits == 0x8000_0000 { 0 } else { bits };
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
     }
 }
 

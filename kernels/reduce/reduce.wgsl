@@ -34,6 +34,18 @@ fn is_nan(bits: u32) -> bool {
     return (bits & 0x7fffffffu) > 0x7f800000u;
 }
 
+// The order-preserving key of an f32's bits (-0 and +0 share one): keys
+// compare exactly as the floats do, also where a device flushes subnormals
+// in float comparisons. from_key inverts it.
+fn ordered_key(bits: u32) -> u32 {
+    let b = select(bits, 0u, bits == 0x80000000u);
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+fn from_key(key: u32) -> u32 {
+    return select(~key, key & 0x7fffffffu, (key & 0x80000000u) != 0u);
+}
+
 // sum 0; min +Inf / i32::MAX / u32::MAX; max -Inf / i32::MIN / 0.
 fn identity() -> u32 {
     if OP == 0u {
@@ -57,9 +69,10 @@ fn combine(a: u32, b: u32) -> u32 {
         if is_nan(a) | is_nan(b) {
             return select(b, a, is_nan(a));
         }
-        let fa = bitcast<f32>(a);
-        let fb = bitcast<f32>(b);
-        return select(a, b, select(fb > fa, fb < fa, OP == 1u));
+        // Ordered by key, not float comparison: exact with subnormals too.
+        let ka = ordered_key(a);
+        let kb = ordered_key(b);
+        return select(a, b, select(kb > ka, kb < ka, OP == 1u));
     }
     if ELEM == 1u {
         let ia = bitcast<i32>(a);
@@ -88,9 +101,9 @@ fn subgroup_combine(x: u32) -> u32 {
             return 0x7fc00000u;
         }
         if OP == 1u {
-            return bitcast<u32>(subgroup_min_f32(bitcast<f32>(x)));
+            return from_key(subgroup_min_u32(ordered_key(x)));
         }
-        return bitcast<u32>(subgroup_max_f32(bitcast<f32>(x)));
+        return from_key(subgroup_max_u32(ordered_key(x)));
     }
     if ELEM == 1u {
         if OP == 1u {

@@ -93,7 +93,7 @@ fn reduce_cases(all: &mut Vec<Case>) {
         }
     }
     // Special values: NaN propagates through min and max, infinities win.
-    let specials: [(&str, ReduceOp, Values); 6] = [
+    let specials: [(&str, ReduceOp, Values); 8] = [
         (" NaN inside", ReduceOp::Min, |s, n| {
             with_special(s, n, 4_321, f32::NAN)
         }),
@@ -112,6 +112,10 @@ fn reduce_cases(all: &mut Vec<Case>) {
         (" +Inf", ReduceOp::Max, |s, n| {
             with_special(s, n, 5_000, f32::INFINITY)
         }),
+        // Only subnormals and zeros of both signs: exact only where min / max
+        // don't go through float comparisons that flush subnormals to zero.
+        (" subnormals", ReduceOp::Min, subnormals),
+        (" subnormals", ReduceOp::Max, subnormals),
     ];
     for (label, op, values) in specials {
         all.push(reduce_case(Elem::F32, op, 10_007, label, values));
@@ -154,6 +158,14 @@ fn reduce_cases(all: &mut Vec<Case>) {
         )
         .repeated(20),
     );
+}
+
+/// Random subnormal f32 values (and ±0) of both signs.
+fn subnormals(seed: u64, len: usize) -> Vec<u32> {
+    inputs::u32_values(seed, len)
+        .into_iter()
+        .map(|bits| bits & 0x807f_ffff)
+        .collect()
 }
 
 fn with_special(seed: u64, len: usize, at: usize, value: f32) -> Vec<u32> {
