@@ -1,7 +1,7 @@
 //! Buffers: host vectors of 32-bit words, each behind a lock so a launch can
 //! hold read-only bindings shared and writable bindings exclusively.
 
-use rosetta_core::{Api, BufferId, Error, Result};
+use rosetta_core::{check_byte_range, Api, BufferId, Error, Result};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -67,15 +67,9 @@ impl Buffers {
 }
 
 fn byte_range(offset: u64, len: usize, words: usize) -> Result<std::ops::Range<usize>> {
-    let start = usize::try_from(offset).unwrap_or(usize::MAX);
-    let end = start.saturating_add(len);
-    if offset % 4 != 0 || len % 4 != 0 || end > words * 4 {
-        return Err(Error::InvalidArgument(format!(
-            "byte range {start}..{end} is unaligned or outside a buffer of {} bytes",
-            words * 4
-        )));
-    }
-    Ok(start..end)
+    let end = check_byte_range(offset, len, words as u64 * 4)?;
+    // Inside a host allocation, so both ends fit in usize.
+    Ok(offset as usize..end as usize)
 }
 
 fn poisoned<T>(_: T) -> Error {

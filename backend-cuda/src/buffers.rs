@@ -94,14 +94,7 @@ impl Buffers {
     /// The allocation and the byte range `offset..offset + len` inside it.
     pub fn range(&self, id: BufferId, offset: u64, len: usize) -> Result<Allocation> {
         let allocation = self.get(id)?;
-        let end = offset.checked_add(len as u64);
-        if offset % 4 != 0 || len % 4 != 0 || end.is_none_or(|end| end > allocation.bytes) {
-            return Err(Error::InvalidArgument(format!(
-                "byte range {offset}..{} is unaligned or outside a buffer of {} bytes",
-                offset.saturating_add(len as u64),
-                allocation.bytes
-            )));
-        }
+        rosetta_core::check_byte_range(offset, len, allocation.bytes)?;
         Ok(allocation)
     }
 

@@ -119,14 +119,7 @@ impl Buffers {
 /// Check a transfer of `len` bytes at `offset`: both multiples of 4, inside
 /// the buffer. Returns the offset as `usize`.
 fn check_range(buffer: &Allocation, offset: u64, len: usize) -> Result<usize> {
-    let end = offset.checked_add(len as u64);
-    if offset % 4 != 0 || len % 4 != 0 || end.is_none_or(|end| end > buffer.bytes) {
-        return Err(Error::InvalidArgument(format!(
-            "byte range {offset}..{} is unaligned or outside a buffer of {} bytes",
-            offset.saturating_add(len as u64),
-            buffer.bytes
-        )));
-    }
+    rosetta_core::check_byte_range(offset, len, buffer.bytes)?;
     to_usize(offset)
 }
 

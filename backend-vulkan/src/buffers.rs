@@ -33,13 +33,7 @@ pub(crate) struct Buffers {
 }
 
 fn check_range(offset: u64, len: usize, size: u64) -> Result<()> {
-    let end = offset.checked_add(len as u64);
-    if offset % 4 != 0 || len % 4 != 0 || end.is_none_or(|end| end > size) {
-        return Err(Error::InvalidArgument(format!(
-            "byte range {offset}..+{len} is unaligned or outside a buffer of {size} bytes"
-        )));
-    }
-    Ok(())
+    rosetta_core::check_byte_range(offset, len, size).map(drop)
 }
 
 impl Buffers {

@@ -60,15 +60,7 @@ impl Buffers {
     }
 }
 
-/// Check a byte range of a `write` or `read` against the buffer: offset and
-/// length multiples of 4, inside the allocation.
+/// Check a byte range of a `write` or `read` against the buffer.
 pub fn check_range(buffer: &wgpu::Buffer, offset: u64, len: usize) -> Result<()> {
-    let end = offset.checked_add(len as u64);
-    match end {
-        Some(end) if offset % 4 == 0 && len % 4 == 0 && end <= buffer.size() => Ok(()),
-        _ => Err(Error::InvalidArgument(format!(
-            "byte range {offset}+{len} is unaligned or outside a buffer of {} bytes",
-            buffer.size()
-        ))),
-    }
+    rosetta_core::check_byte_range(offset, len, buffer.size()).map(drop)
 }

@@ -97,6 +97,18 @@ impl Launch {
     }
 }
 
+/// Check the byte range of a `write` or `read` against a buffer of `size`
+/// bytes: offset and length multiples of 4, inside the buffer. Returns the
+/// range's end.
+pub fn check_byte_range(offset: u64, len: usize, size: u64) -> Result<u64> {
+    match offset.checked_add(len as u64) {
+        Some(end) if offset.is_multiple_of(4) && len.is_multiple_of(4) && end <= size => Ok(end),
+        _ => Err(Error::InvalidArgument(format!(
+            "byte range {offset}+{len} is unaligned or outside a buffer of {size} bytes"
+        ))),
+    }
+}
+
 /// Which clock a measured duration came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -21,7 +21,7 @@ pub mod ops;
 pub mod reference;
 pub mod workgroup;
 
-pub use backend::{Backend, BufferId, Clock, KernelId, Launch};
+pub use backend::{check_byte_range, Backend, BufferId, Clock, KernelId, Launch};
 pub use buffer::Buffer;
 pub use caps::{Api, Capabilities, DeviceInfo, DeviceType};
 pub use error::{Error, Result};

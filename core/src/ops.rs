@@ -272,7 +272,7 @@ fn check_odd(what: &str, extent: usize) -> Result<()> {
     if extent == 0 {
         return Err(Error::InvalidFilter(format!("{what} is 0 (empty filter)")));
     }
-    if extent % 2 == 0 {
+    if extent.is_multiple_of(2) {
         return Err(Error::InvalidFilter(format!(
             "{what} is {extent}; filters must have odd extents so they can be centred"
         )));
