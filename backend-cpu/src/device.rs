@@ -4,7 +4,7 @@ use crate::buffers::Buffers;
 use crate::compile::Cache;
 use crate::timing::Timer;
 use rosetta_core::{
-    Backend, BufferId, Clock, DeviceInfo, Error, KernelId, KernelSpec, Launch, Result,
+    check_buffer_bytes, Backend, BufferId, Clock, DeviceInfo, KernelId, KernelSpec, Launch, Result,
 };
 use std::time::Duration;
 
@@ -32,14 +32,7 @@ impl Backend for CpuDevice {
     }
 
     fn alloc(&self, bytes: u64) -> Result<BufferId> {
-        let limit = self.info.caps.max_buffer_bytes;
-        if bytes > limit {
-            return Err(Error::ExceedsLimit {
-                what: "buffer size (bytes)",
-                requested: bytes,
-                limit,
-            });
-        }
+        check_buffer_bytes(bytes, self.info.caps.max_buffer_bytes)?;
         self.buffers.alloc(bytes)
     }
 

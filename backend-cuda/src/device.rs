@@ -11,9 +11,7 @@ use crate::errors;
 use crate::nvrtc::{Nvrtc, Target};
 use crate::timing::Timer;
 use cudarc::driver::{result, CudaContext, CudaStream};
-use rosetta_core::{
-    Backend, BufferId, Clock, DeviceInfo, Error, KernelId, KernelSpec, Launch, Result,
-};
+use rosetta_core::{Backend, BufferId, Clock, DeviceInfo, KernelId, KernelSpec, Launch, Result};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -99,14 +97,7 @@ impl Backend for CudaDevice {
     }
 
     fn alloc(&self, bytes: u64) -> Result<BufferId> {
-        let limit = self.info.caps.max_buffer_bytes;
-        if bytes > limit {
-            return Err(Error::ExceedsLimit {
-                what: "buffer size (bytes)",
-                requested: bytes,
-                limit,
-            });
-        }
+        rosetta_core::check_buffer_bytes(bytes, self.info.caps.max_buffer_bytes)?;
         self.bind()?;
         self.buffers
             .alloc(&self.stream, bytes, || self.synchronize())

@@ -56,14 +56,7 @@ impl Buffers {
     /// buffers), zeroed; sizes over the device's `CL_DEVICE_MAX_MEM_ALLOC_SIZE`
     /// are refused before the API sees them.
     pub fn alloc(&self, q: &Queue<'_>, bytes: u64, limit: u64) -> Result<BufferId> {
-        let rounded = bytes.div_ceil(16).max(1).saturating_mul(16);
-        if bytes > limit || rounded > limit {
-            return Err(Error::ExceedsLimit {
-                what: "buffer size (bytes)",
-                requested: bytes,
-                limit,
-            });
-        }
+        let rounded = rosetta_core::check_buffer_bytes(bytes, limit)?.max(16);
         let mem = cl::create_buffer(q.context, to_usize(rounded)?)?;
         q.zero(&mem, rounded)?;
         let id = BufferId(self.next.fetch_add(1, Ordering::Relaxed));

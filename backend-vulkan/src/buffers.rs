@@ -58,14 +58,7 @@ impl Buffers {
         bytes: u64,
         limit: u64,
     ) -> Result<BufferId> {
-        let size = round16(bytes);
-        if size > limit {
-            return Err(Error::ExceedsLimit {
-                what: "buffer size (bytes)",
-                requested: bytes,
-                limit,
-            });
-        }
+        let size = rosetta_core::check_buffer_bytes(bytes, limit)?.max(16);
         let allocation = Allocation::new(gpu, types, size, STORAGE_USAGE, Placement::Device)?;
         let zeroed = if allocation.is_mapped() {
             allocation.zero_mapped()

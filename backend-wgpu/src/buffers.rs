@@ -23,14 +23,7 @@ impl Buffers {
         bytes: u64,
         limit: u64,
     ) -> Result<BufferId> {
-        if bytes > limit {
-            return Err(Error::ExceedsLimit {
-                what: "buffer size (bytes)",
-                requested: bytes,
-                limit,
-            });
-        }
-        let size = bytes.div_ceil(16).max(1) * 16;
+        let size = rosetta_core::check_buffer_bytes(bytes, limit)?.max(16);
         let buffer = checked(device, health, "allocating a buffer", || {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("rosetta buffer"),

@@ -109,6 +109,19 @@ pub fn check_byte_range(offset: u64, len: usize, size: u64) -> Result<u64> {
     }
 }
 
+/// Check an allocation against the device's largest buffer (`limit` bytes)
+/// and return its size rounded up to 16 bytes, as every backend allocates.
+pub fn check_buffer_bytes(bytes: u64, limit: u64) -> Result<u64> {
+    match bytes.checked_next_multiple_of(16) {
+        Some(rounded) if rounded <= limit => Ok(rounded),
+        _ => Err(Error::ExceedsLimit {
+            what: "buffer size (bytes)",
+            requested: bytes,
+            limit,
+        }),
+    }
+}
+
 /// Which clock a measured duration came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

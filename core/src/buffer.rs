@@ -14,14 +14,7 @@ pub struct Buffer {
 impl Buffer {
     /// Allocate `bytes` (zeroed), refusing sizes over the device's limit.
     pub fn new(backend: &Arc<dyn Backend>, bytes: u64) -> Result<Self> {
-        let limit = backend.info().caps.max_buffer_bytes;
-        if bytes > limit {
-            return Err(Error::ExceedsLimit {
-                what: "buffer size (bytes)",
-                requested: bytes,
-                limit,
-            });
-        }
+        crate::check_buffer_bytes(bytes, backend.info().caps.max_buffer_bytes)?;
         let id = backend.alloc(bytes)?;
         Ok(Buffer {
             backend: Arc::clone(backend),

@@ -21,7 +21,9 @@ pub mod ops;
 pub mod reference;
 pub mod workgroup;
 
-pub use backend::{check_byte_range, Backend, BufferId, Clock, KernelId, Launch};
+pub use backend::{
+    check_buffer_bytes, check_byte_range, Backend, BufferId, Clock, KernelId, Launch,
+};
 pub use buffer::Buffer;
 pub use caps::{Api, Capabilities, DeviceInfo, DeviceType};
 pub use error::{Error, Result};
