@@ -45,16 +45,7 @@ fn conform_api(api: Api) {
             eprintln!("{api}: {}/{} {} on {}", p.done, p.total, p.case, p.device);
         }
     });
-    let failures: Vec<String> = report
-        .cases
-        .iter()
-        .flat_map(|c| {
-            c.results
-                .iter()
-                .filter(|o| !o.passed)
-                .map(move |o| format!("{} on {}: {}", c.name, o.device, o.detail))
-        })
-        .collect();
+    let failures = report.failures();
     for s in &report.summary {
         eprintln!(
             "{}: {}/{} passed ({})",

@@ -90,19 +90,11 @@ pub fn render(report: &Report) -> String {
         }
         out.push('\n');
     }
-    let failures: Vec<String> = report
-        .cases
-        .iter()
-        .flat_map(|c| {
-            c.results
-                .iter()
-                .filter(|o| !o.passed)
-                .map(move |o| format!("FAIL {} on {}: {}", c.name, o.device, o.detail))
-        })
-        .collect();
+    let failures = report.failures();
     if !failures.is_empty() {
         out.push('\n');
         for f in failures {
+            out.push_str("FAIL ");
             out.push_str(&f);
             out.push('\n');
         }

@@ -101,6 +101,21 @@ pub struct Report {
     pub passed: bool,
 }
 
+impl Report {
+    /// One line per failing (case, device): `case on device: detail`.
+    pub fn failures(&self) -> Vec<String> {
+        self.cases
+            .iter()
+            .flat_map(|c| {
+                c.results
+                    .iter()
+                    .filter(|o| !o.passed)
+                    .map(move |o| format!("{} on {}: {}", c.name, o.device, o.detail))
+            })
+            .collect()
+    }
+}
+
 /// Progress of a run, for progress bars.
 pub struct Progress<'a> {
     pub done: usize,
