@@ -5,7 +5,7 @@ use super::{select, OpArg, Outcome};
 use clap::{Args, ValueEnum};
 use rosetta::npy::{self, Values};
 use rosetta::{Border, Conv2dSpec, Device, Error, MatmulSpec, ReduceOp};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -192,6 +192,3 @@ fn print_values(shape: &[usize], values: &Values) {
         list.join(", ")
     );
 }
-
-#[allow(dead_code)]
-fn _assert_path(_: &Path) {}

@@ -1,7 +1,5 @@
 //! Shared by the integration tests: the devices under test.
 
-#![allow(dead_code)]
-
 use rosetta_core::Backend;
 use std::sync::{Arc, OnceLock};
 
