@@ -63,8 +63,14 @@ impl Backend for CpuDevice {
         buffers: &[BufferId],
         params: &[u32],
     ) -> Result<()> {
-        launch.validate(&self.info.caps)?;
         let compiled = self.cache.get(kernel)?;
+        compiled.def.check_launch(
+            &self.info.caps,
+            compiled.constants[0],
+            launch,
+            buffers,
+            params,
+        )?;
         crate::launch::run(&self.buffers, &compiled, launch, buffers, params)
     }
 

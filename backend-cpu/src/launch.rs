@@ -29,7 +29,6 @@ pub fn run(
     params: &[u32],
 ) -> Result<()> {
     let def = kernel.def;
-    def.check_args(kernel.constants[0], launch, ids, params)?;
     let words = ids
         .iter()
         .map(|&id| buffers.get(id))

@@ -164,11 +164,10 @@ impl Backend for CudaDevice {
         buffers: &[BufferId],
         params: &[u32],
     ) -> Result<()> {
-        launch.validate(&self.info.caps)?;
         let kernel = self.cache.get(kernel)?;
         kernel
             .def
-            .check_args(kernel.group_size, launch, buffers, params)?;
+            .check_launch(&self.info.caps, kernel.group_size, launch, buffers, params)?;
         let pointers = self.bindings(buffers)?;
         self.bind()?;
         crate::launch::enqueue(&self.stream, &kernel, launch, &pointers, params)

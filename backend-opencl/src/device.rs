@@ -91,8 +91,14 @@ impl Backend for OpenClDevice {
         buffers: &[BufferId],
         params: &[u32],
     ) -> Result<()> {
-        launch.validate(&self.info.caps)?;
         let compiled = self.cache.get(kernel)?;
+        compiled.def.check_launch(
+            &self.info.caps,
+            compiled.group_size,
+            launch,
+            buffers,
+            params,
+        )?;
         let allocations = buffers
             .iter()
             .map(|&id| self.buffers.get(id))
@@ -101,7 +107,6 @@ impl Backend for OpenClDevice {
             &self.queue(),
             &compiled,
             launch,
-            buffers,
             &allocations,
             params,
             self.info.caps.max_shared_bytes,

@@ -1,4 +1,4 @@
-//! Launch: check the dispatch against the kernel, bind the buffers (in
+//! Launch (checked against the kernel by the caller): bind the buffers (in
 //! `KernelDef::bindings` order), then the params as 32-bit scalars, then the
 //! trailing `__local` argument of `dynamic_shared` kernels, and enqueue
 //! `groups × group_size` work-items (global sizes are always whole groups, as
@@ -7,20 +7,18 @@
 use crate::buffers::{Allocation, Queue};
 use crate::cl::{self, Arg};
 use crate::compile::Compiled;
-use rosetta_core::{BufferId, Error, Launch, Result};
+use rosetta_core::{Error, Launch, Result};
 use std::sync::Arc;
 
 pub fn run(
     q: &Queue<'_>,
     compiled: &Compiled,
     launch: &Launch,
-    ids: &[BufferId],
     buffers: &[Arc<Allocation>],
     params: &[u32],
     max_shared_bytes: u32,
 ) -> Result<()> {
     let def = compiled.def;
-    def.check_args(compiled.group_size, launch, ids, params)?;
     if u64::from(launch.group_size) > compiled.max_group_size {
         return Err(Error::ExceedsLimit {
             what: "workgroup size (this kernel on this device)",

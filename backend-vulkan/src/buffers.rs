@@ -12,7 +12,7 @@ use crate::gpu::Gpu;
 use crate::memory::{Allocation, MemoryTypes, Placement, STORAGE_USAGE};
 use crate::queue::Queue;
 use ash::vk;
-use rosetta_core::{BufferId, Error, Result};
+use rosetta_core::{check_byte_range, BufferId, Error, Result};
 use std::collections::HashMap;
 
 /// Largest write recorded inline with vkCmdUpdateBuffer.
@@ -30,10 +30,6 @@ pub(crate) struct Buffers {
     map: HashMap<BufferId, Allocation>,
     /// A reusable staging buffer for downloads.
     download: Option<Allocation>,
-}
-
-fn check_range(offset: u64, len: usize, size: u64) -> Result<()> {
-    rosetta_core::check_byte_range(offset, len, size).map(drop)
 }
 
 impl Buffers {
@@ -94,7 +90,7 @@ impl Buffers {
         data: &[u8],
     ) -> Result<()> {
         let target = self.get(id)?;
-        check_range(offset, data.len(), target.size)?;
+        check_byte_range(offset, data.len(), target.size)?;
         if data.is_empty() {
             return Ok(());
         }
@@ -146,7 +142,7 @@ impl Buffers {
         out: &mut [u8],
     ) -> Result<()> {
         let source = self.get(id)?;
-        check_range(offset, out.len(), source.size)?;
+        check_byte_range(offset, out.len(), source.size)?;
         if out.is_empty() {
             return Ok(());
         }

@@ -149,11 +149,10 @@ impl Backend for VulkanDevice {
         buffers: &[BufferId],
         params: &[u32],
     ) -> Result<()> {
-        launch.validate(&self.info.caps)?;
         let kernel = self.cache.get(kernel)?;
         kernel
             .def
-            .check_args(kernel.group_size, launch, buffers, params)?;
+            .check_launch(&self.info.caps, kernel.group_size, launch, buffers, params)?;
         let state = &mut *self.lock();
         let handles = state.buffers.handles(buffers)?;
         crate::launch::record(

@@ -52,8 +52,3 @@ impl Buffers {
             .ok_or_else(|| Error::InvalidArgument(format!("unknown wgpu buffer {}", id.0)))
     }
 }
-
-/// Check a byte range of a `write` or `read` against the buffer.
-pub fn check_range(buffer: &wgpu::Buffer, offset: u64, len: usize) -> Result<()> {
-    rosetta_core::check_byte_range(offset, len, buffer.size()).map(drop)
-}

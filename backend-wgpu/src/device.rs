@@ -1,6 +1,6 @@
 //! The `Backend` impl, tying discovery, buffers, compile, launch and timing.
 
-use crate::buffers::{check_range, Buffers};
+use crate::buffers::Buffers;
 use crate::compile::Cache;
 use crate::errors::{lock, Health};
 use crate::launch::BindGroups;
@@ -74,7 +74,7 @@ impl Backend for WgpuDevice {
     fn write(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<()> {
         self.gpu.health.check()?;
         let target = self.buffers.get(buffer)?;
-        check_range(&target, offset, data.len())?;
+        rosetta_core::check_byte_range(offset, data.len(), target.size())?;
         if data.is_empty() {
             return Ok(());
         }
@@ -84,7 +84,7 @@ impl Backend for WgpuDevice {
     fn read(&self, buffer: BufferId, offset: u64, out: &mut [u8]) -> Result<()> {
         self.gpu.health.check()?;
         let source = self.buffers.get(buffer)?;
-        check_range(&source, offset, out.len())?;
+        rosetta_core::check_byte_range(offset, out.len(), source.size())?;
         let mut recorder = lock(&self.recorder);
         if out.is_empty() {
             return recorder.finish(&self.gpu);
@@ -111,8 +111,14 @@ impl Backend for WgpuDevice {
         params: &[u32],
     ) -> Result<()> {
         self.gpu.health.check()?;
-        launch.validate(&self.info.caps)?;
         let compiled = self.cache.get(kernel)?;
+        compiled.def.check_launch(
+            &self.info.caps,
+            compiled.group_size,
+            launch,
+            buffers,
+            params,
+        )?;
         crate::launch::record(
             &self.gpu,
             &self.recorder,

@@ -1,7 +1,7 @@
 //! One kernel written in five languages, and the constants that specialise it.
 
 use crate::backend::{BufferId, Launch};
-use crate::caps::Api;
+use crate::caps::{Api, Capabilities};
 use crate::error::{Error, Result};
 use crate::workgroup::CpuKernel;
 
@@ -79,17 +79,19 @@ impl KernelDef {
         self.constants.iter().position(|c| *c == name)
     }
 
-    /// Check a launch's arguments against this kernel, before any API call:
-    /// the buffer and param counts, no buffer bound twice (kernels declare
-    /// their pointers `restrict`), and the workgroup size the kernel was
-    /// built for (its `GROUP_SIZE` constant).
-    pub fn check_args(
+    /// Check a launch of this kernel before any API call: the device's limits
+    /// ([`Launch::validate`]), the buffer and param counts, no buffer bound
+    /// twice (kernels declare their pointers `restrict`), and the workgroup
+    /// size the kernel was built for (its `GROUP_SIZE` constant).
+    pub fn check_launch(
         &self,
+        caps: &Capabilities,
         built_group_size: u32,
         launch: &Launch,
         buffers: &[BufferId],
         params: &[u32],
     ) -> Result<()> {
+        launch.validate(caps)?;
         let wrong = |what: String| {
             Err(Error::InvalidArgument(format!(
                 "kernel '{}' {what}",
