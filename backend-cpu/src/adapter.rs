@@ -1,13 +1,15 @@
 //! Device discovery and capabilities: one device, the host CPU, with limits
 //! read from the machine (cache size, memory, thread count).
 
-use crate::device::CpuDevice;
-use rosetta_core::{Api, Backend, Capabilities, DeviceInfo, DeviceType, Result};
+use crate::driver::CpuDriver;
+use rosetta_core::{
+    checked, Api, Backend, Capabilities, DeviceInfo, DeviceType, PhysicalId, Result,
+};
 use std::sync::Arc;
 
-/// The CPU is always there: one device.
+/// The CPU is always there: one device, opened fresh on every call.
 pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
-    Ok(vec![Arc::new(CpuDevice::new(info()))])
+    Ok(vec![checked::open(info(), CpuDriver)])
 }
 
 fn info() -> DeviceInfo {
@@ -24,6 +26,8 @@ fn info() -> DeviceInfo {
             "rosetta workgroup model on rayon, {}",
             std::env::consts::ARCH
         ),
+        driver_version: env!("CARGO_PKG_VERSION").to_string(),
+        physical: PhysicalId::default(),
         caps: Capabilities {
             device_type: DeviceType::Cpu,
             // A workgroup's scratch should stay in the core's own cache: the
@@ -39,6 +43,7 @@ fn info() -> DeviceInfo {
             max_buffer_bytes: memory / 2,
             memory_bytes: memory,
             compute_units: threads,
+            loop_limit: None,
         },
     }
 }

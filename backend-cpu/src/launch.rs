@@ -1,12 +1,22 @@
-//! Launch: bind buffers (read-only shared, writable as atomics), then run every
-//! workgroup on rayon's pool, each with its own shared-memory scratch.
+//! Launch: bind buffers (read-only shared, writable as atomics), then run
+//! every workgroup on rayon's pool, each with its own shared-memory scratch.
+//! A kernel that panics (an out-of-range index in a user's kernel, say) is
+//! caught and reported as an error, never a crash.
 
-use crate::buffers::{as_atomics, Buffers};
-use crate::compile::Compiled;
+use crate::memory::{as_atomics, poisoned, CpuBuffer};
 use rayon::prelude::*;
 use rosetta_core::workgroup::{Binding, Bindings, Group};
-use rosetta_core::{Access, BufferId, Error, Launch, Result};
+use rosetta_core::{Access, Api, CpuKernel, Error, Launch, Result};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+
+/// A kernel "compiled" for the CPU: its closure and constants.
+pub(crate) struct Compiled {
+    pub(crate) name: String,
+    pub(crate) run: CpuKernel,
+    pub(crate) constants: Vec<u32>,
+    pub(crate) bindings: Vec<Access>,
+}
 
 /// A binding's lock: shared for read-only buffers, exclusive for writable ones.
 enum Guard<'a> {
@@ -14,30 +24,17 @@ enum Guard<'a> {
     Write(RwLockWriteGuard<'a, Vec<u32>>),
 }
 
-fn poisoned() -> Error {
-    Error::backend(
-        rosetta_core::Api::Cpu,
-        "a buffer lock was poisoned by a panicking kernel",
-    )
-}
-
-pub fn run(
-    buffers: &Buffers,
+pub(crate) fn run(
     kernel: &Compiled,
     launch: &Launch,
-    ids: &[BufferId],
+    buffers: &[&CpuBuffer],
     params: &[u32],
 ) -> Result<()> {
-    let def = kernel.def;
-    let words = ids
-        .iter()
-        .map(|&id| buffers.get(id))
-        .collect::<Result<Vec<_>>>()?;
-    let mut guards = Vec::with_capacity(words.len());
-    for (w, access) in words.iter().zip(def.bindings) {
+    let mut guards = Vec::with_capacity(buffers.len());
+    for (buffer, access) in buffers.iter().zip(&kernel.bindings) {
         guards.push(match access {
-            Access::Read => Guard::Read(w.read().map_err(|_| poisoned())?),
-            Access::ReadWrite => Guard::Write(w.write().map_err(|_| poisoned())?),
+            Access::Read => Guard::Read(buffer.words.read().map_err(poisoned)?),
+            Access::ReadWrite => Guard::Write(buffer.words.write().map_err(poisoned)?),
         });
     }
     let slots = guards
@@ -52,25 +49,38 @@ pub fn run(
     let [gx, gy, gz] = launch.groups.map(u64::from);
     let shared_words = (launch.shared_bytes as usize).div_ceil(4);
     let constants = &kernel.constants[..];
-    let run = kernel.run;
-    (0..gx * gy * gz).into_par_iter().for_each_init(
-        || vec![0u32; shared_words],
-        |shared, flat| {
-            let id = [
-                (flat % gx) as u32,
-                ((flat / gx) % gy) as u32,
-                (flat / (gx * gy)) as u32,
-            ];
-            let mut group = Group {
-                id,
-                count: launch.groups,
-                size: launch.group_size,
-                constants,
-                params,
-                shared,
-            };
-            run(&mut group, &bindings);
-        },
-    );
-    Ok(())
+    let body = &kernel.run;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        (0..gx * gy * gz).into_par_iter().for_each_init(
+            || vec![0u32; shared_words],
+            |shared, flat| {
+                let id = [
+                    (flat % gx) as u32,
+                    ((flat / gx) % gy) as u32,
+                    (flat / (gx * gy)) as u32,
+                ];
+                let mut group = Group {
+                    id,
+                    count: launch.groups,
+                    size: launch.group_size,
+                    constants,
+                    params,
+                    shared,
+                };
+                body(&mut group, &bindings);
+            },
+        );
+    }));
+    outcome.map_err(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Error::device(
+            Api::Cpu,
+            format!("running kernel '{}'", kernel.name),
+            format!("the kernel panicked: {message}"),
+        )
+    })
 }

@@ -3,16 +3,21 @@
 //! `rosetta_core::workgroup` (shared memory as a per-group scratch array,
 //! barriers as phase boundaries, global atomics as std atomics).
 //!
-//! Files, as in every backend: `adapter.rs` (device discovery and
-//! capabilities), `buffers.rs`, `compile.rs` (kernel cache), `launch.rs`,
-//! `timing.rs`; `device.rs` ties them into the `Backend` impl.
+//! A backend is its API calls and nothing else; for the CPU those are plain
+//! memory and a thread pool:
+//! - `adapter.rs`: discovery and capabilities (read from the machine);
+//! - `memory.rs`: buffers (word vectors behind read/write locks);
+//! - `driver.rs`: the [`rosetta_core::Driver`] implementation;
+//! - `launch.rs`: running one dispatch.
+//!
+//! Everything else (handles, checks, cache, pool, timing) is the checked
+//! layer of `rosetta-core`.
+
+#![warn(missing_docs)]
 
 mod adapter;
-mod buffers;
-mod compile;
-mod device;
+mod driver;
 mod launch;
-mod timing;
+mod memory;
 
 pub use adapter::discover;
-pub use device::CpuDevice;

@@ -1,57 +1,26 @@
 //! What a device is and what it can do, read from the device itself.
 
-use serde::Serialize;
-use std::fmt;
+use crate::api::Api;
+use serde::{Deserialize, Serialize};
 
-/// The compute APIs rosetta speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Api {
-    Cpu,
-    Wgpu,
-    Vulkan,
-    Opencl,
-    Cuda,
-}
-
-impl Api {
-    pub const ALL: [Api; 5] = [Api::Cpu, Api::Wgpu, Api::Vulkan, Api::Opencl, Api::Cuda];
-
-    /// The lower-case name used by selectors, features and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Api::Cpu => "cpu",
-            Api::Wgpu => "wgpu",
-            Api::Vulkan => "vulkan",
-            Api::Opencl => "opencl",
-            Api::Cuda => "cuda",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Api> {
-        Api::ALL
-            .into_iter()
-            .find(|api| api.name().eq_ignore_ascii_case(name))
-    }
-}
-
-impl fmt::Display for Api {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The kind of device, as its API reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeviceType {
+    /// A CPU (the CPU backend, lavapipe, PoCL).
     Cpu,
+    /// A GPU with its own memory.
     DiscreteGpu,
+    /// A GPU sharing the host's memory.
     IntegratedGpu,
+    /// A virtualised GPU.
     VirtualGpu,
+    /// Anything else.
     Other,
 }
 
 impl DeviceType {
+    /// Whether the device is a CPU.
     pub fn is_cpu(self) -> bool {
         self == DeviceType::Cpu
     }
@@ -59,11 +28,12 @@ impl DeviceType {
 
 /// Limits and features of one device, as its API reports them.
 ///
-/// Plans in `rosetta-kernels` pick launch geometry and variants from these
-/// numbers; backends refuse launches that exceed them with
+/// Plans pick launch geometry and variants from these numbers; the checked
+/// layer refuses launches that exceed them with
 /// [`crate::Error::ExceedsLimit`] before the request reaches the API.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Capabilities {
+    /// CPU, discrete GPU, ...
     pub device_type: DeviceType,
     /// The most workgroup shared memory one kernel may use, in bytes (for CUDA
     /// the opt-in maximum, which the backend unlocks per kernel when needed).
@@ -89,12 +59,17 @@ pub struct Capabilities {
     pub memory_bytes: u64,
     /// Compute units (SMs, CUs, cores); 0 if the API does not say.
     pub compute_units: u32,
+    /// Loop iterations one invocation may run before the driver stops its
+    /// loops *silently* (llvmpipe/lavapipe: 65 535, shared by every loop of
+    /// the shader); `None` where the driver has no such cap. Plans keep every
+    /// invocation's loop count under [`Capabilities::loop_budget`].
+    pub loop_limit: Option<u32>,
 }
 
 impl Capabilities {
     /// How many workgroups a grid-stride kernel should launch to fill the
     /// device: enough resident groups per compute unit to hide latency, capped
-    /// so the second reduction pass stays one workgroup's worth of work.
+    /// so a second reduction pass stays one workgroup's worth of work.
     pub fn saturating_groups(&self, group_size: u32) -> u32 {
         let per_unit = (2048 / group_size.max(1)).max(1);
         let wanted = if self.compute_units > 0 {
@@ -104,17 +79,63 @@ impl Capabilities {
         };
         wanted.clamp(1, 2048.min(self.max_groups[0]))
     }
+
+    /// The loop iterations a plan may give one invocation in total (every
+    /// loop of the kernel counted, nested loops multiplied): a quarter of the
+    /// driver's cap, since how a compiler counts a source loop (unrolled, or
+    /// as several loops) is not known; unbounded where there is no cap.
+    pub fn loop_budget(&self) -> u64 {
+        match self.loop_limit {
+            Some(limit) => u64::from(limit / 4).max(1),
+            None => u64::MAX,
+        }
+    }
+}
+
+/// Where a device sits on the machine, where its API says: lets reports
+/// recognise one GPU seen through several APIs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhysicalId {
+    /// PCI bus id, `domain:bus:device.function` in hex (`0000:1b:00.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
+    /// Device UUID as 32 hex digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+}
+
+impl PhysicalId {
+    /// A stable key for grouping: the PCI bus id, else the UUID, else `None`.
+    pub fn key(&self) -> Option<String> {
+        self.pci_bus_id
+            .as_ref()
+            .map(|p| format!("pci:{}", p.to_ascii_lowercase()))
+            .or_else(|| {
+                self.uuid
+                    .as_ref()
+                    .map(|u| format!("uuid:{}", u.to_ascii_lowercase()))
+            })
+    }
 }
 
 /// One device as listed by `rosetta devices`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceInfo {
+    /// The API it is reached through.
     pub api: Api,
     /// Position within its API's list (the `N` of the `api:N` selector).
     pub index: usize,
+    /// The device's name.
     pub name: String,
     /// Driver / platform / adapter backend details, free text.
     pub driver: String,
+    /// The driver's version, as compiled-kernel caches key on it.
+    #[serde(default)]
+    pub driver_version: String,
+    /// Where the device sits on the machine, where the API says.
+    #[serde(default)]
+    pub physical: PhysicalId,
+    /// Limits and features.
     pub caps: Capabilities,
 }
 
@@ -123,4 +144,11 @@ impl DeviceInfo {
     pub fn id(&self) -> String {
         format!("{}:{}", self.api, self.index)
     }
+}
+
+/// Whether a driver named `name` / `driver` is Mesa's llvmpipe (lavapipe),
+/// whose loops stop silently after 65 535 iterations per invocation.
+pub fn llvmpipe_loop_limit(name: &str, driver: &str) -> Option<u32> {
+    let text = format!("{name} {driver}").to_ascii_lowercase();
+    (text.contains("llvmpipe") || text.contains("lavapipe")).then_some(65_535)
 }

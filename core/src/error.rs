@@ -1,13 +1,20 @@
-//! One typed error for the whole framework.
+//! One typed error for devices, kernels and ops.
 //!
-//! Library code never panics on user input: every bad shape, empty filter, bad
-//! selector or failing device call ends up as one of these variants. The CLI maps
-//! [`Error::is_usage`] to exit code 2 and everything else to exit code 1.
+//! Library code never panics on user input: every bad shape, empty filter,
+//! foreign buffer or failing device call ends up as one of these variants.
+//! [`Error::kind`] sorts them into what a caller can act on; the command line
+//! maps [`ErrorKind::Usage`] to exit code 2 and everything else to 1.
 
-use crate::caps::Api;
+use crate::api::Api;
+use std::error::Error as StdError;
 
+/// `Result` with rosetta-core's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The cause of a failed API call, kept as the error's `source`.
+pub type Source = Box<dyn StdError + Send + Sync + 'static>;
+
+/// What went wrong.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -20,88 +27,251 @@ pub enum Error {
     #[error("invalid filter: {0}")]
     InvalidFilter(String),
 
-    /// `bins = 0`.
+    /// A histogram with `bins = 0`.
     #[error("histogram needs at least one bin (bins = 0)")]
     ZeroBins,
 
-    /// A histogram range that is empty, reversed or not finite.
-    #[error("invalid histogram range [{lo}, {hi}]: need finite lo < hi")]
-    InvalidRange { lo: f64, hi: f64 },
+    /// A histogram range that is empty, reversed, not finite, or too narrow
+    /// for its bins.
+    #[error("invalid histogram range [{lo}, {hi}]: {why}")]
+    InvalidRange {
+        /// Lower end asked for.
+        lo: f64,
+        /// Upper end asked for.
+        hi: f64,
+        /// What is wrong with it.
+        why: &'static str,
+    },
 
-    /// Min or max of an empty slice has no value.
+    /// Min or max of an empty input has no value.
     #[error("{op} of an empty input has no value")]
-    EmptyReduction { op: &'static str },
+    EmptyReduction {
+        /// The reduction (`min`, `max`).
+        op: &'static str,
+    },
 
     /// Any other argument a caller got wrong.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
-    /// A device selector that names no device.
-    #[error("no device matches '{selector}'{hint}")]
-    NoDevice { selector: String, hint: String },
-
-    /// A `.npy` file that can't be read, or holds the wrong kind of array.
-    #[error("{path}: {reason}")]
-    Npy { path: String, reason: String },
+    /// A buffer, kernel or timestamp used on a device that did not make it.
+    #[error("{what} made on device {owner} used on device {device}")]
+    ForeignHandle {
+        /// `buffer`, `kernel` or `timestamp`.
+        what: &'static str,
+        /// The device that made it.
+        owner: String,
+        /// The device it was given to.
+        device: String,
+    },
 
     /// A request over a device limit, refused before it reaches the API.
     #[error("{what} of {requested} exceeds the device limit of {limit}")]
     ExceedsLimit {
+        /// What was asked for too much of.
         what: &'static str,
+        /// How much was asked for.
         requested: u64,
+        /// The most the device allows.
         limit: u64,
+    },
+
+    /// The device or backend cannot run this: a feature it lacks, or a kernel
+    /// without a source in the backend's language.
+    #[error("{api}: unsupported: {what}")]
+    Unsupported {
+        /// The API that cannot run it.
+        api: Api,
+        /// What it cannot run, and why.
+        what: String,
+    },
+
+    /// The device ran out of memory.
+    #[error("{api}: out of device memory ({what})")]
+    OutOfMemory {
+        /// The API that reported it.
+        api: Api,
+        /// What was being allocated or run.
+        what: String,
+        /// The API's own error.
+        #[source]
+        source: Option<Source>,
     },
 
     /// A kernel failed to build; `log` holds the compiler's output.
     #[error("{api} kernel '{kernel}' failed to compile:\n{log}")]
     Compile {
+        /// The API whose compiler failed.
         api: Api,
+        /// The kernel and its constants.
         kernel: String,
+        /// The compiler's log.
         log: String,
     },
 
-    /// The device can't run this request at all (a feature it lacks).
-    #[error("unsupported on this device: {0}")]
-    Unsupported(String),
-
     /// An API call failed.
-    #[error("{api}: {message}")]
-    Backend { api: Api, message: String },
+    #[error("{api}: {call} failed")]
+    Device {
+        /// The API.
+        api: Api,
+        /// The call that failed (`vkQueueSubmit`, `cuLaunchKernel`, ...).
+        call: String,
+        /// The API's own error.
+        #[source]
+        source: Source,
+    },
 
     /// The device went away (driver reset, lost device).
-    #[error("{api}: device lost: {message}")]
-    DeviceLost { api: Api, message: String },
+    #[error("{api}: device lost")]
+    DeviceLost {
+        /// The API.
+        api: Api,
+        /// The API's own error.
+        #[source]
+        source: Source,
+    },
 
     /// The API's runtime is not usable on this machine (no driver, no loader).
     #[error("{api} is unavailable: {reason}")]
-    Unavailable { api: Api, reason: String },
+    Unavailable {
+        /// The API.
+        api: Api,
+        /// Why.
+        reason: String,
+    },
 
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
+    /// An invariant of rosetta itself broke: a bug, not the caller's fault.
+    #[error("internal error: {0} (this is a bug in rosetta)")]
+    Internal(String),
+}
+
+/// What a caller can do about an [`Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The request itself is wrong: fix the arguments (CLI exit code 2).
+    Usage,
+    /// The device cannot do this (a limit, a missing feature or source, out
+    /// of memory): try another device or a smaller problem.
+    Device,
+    /// The device, its driver or the environment failed.
+    Failure,
+    /// A bug in rosetta.
+    Internal,
 }
 
 impl Error {
-    /// True for errors caused by what the user asked for (CLI exit code 2),
-    /// false for failures of the device or the environment (exit code 1).
-    pub fn is_usage(&self) -> bool {
-        matches!(
-            self,
+    /// Sort the error into what a caller can act on.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
             Error::ShapeMismatch(_)
-                | Error::InvalidFilter(_)
-                | Error::ZeroBins
-                | Error::InvalidRange { .. }
-                | Error::EmptyReduction { .. }
-                | Error::InvalidArgument(_)
-                | Error::NoDevice { .. }
-                | Error::Npy { .. }
-        )
+            | Error::InvalidFilter(_)
+            | Error::ZeroBins
+            | Error::InvalidRange { .. }
+            | Error::EmptyReduction { .. }
+            | Error::InvalidArgument(_)
+            | Error::ForeignHandle { .. } => ErrorKind::Usage,
+            Error::ExceedsLimit { .. } | Error::Unsupported { .. } | Error::OutOfMemory { .. } => {
+                ErrorKind::Device
+            }
+            Error::Compile { .. }
+            | Error::Device { .. }
+            | Error::DeviceLost { .. }
+            | Error::Unavailable { .. } => ErrorKind::Failure,
+            Error::Internal(_) => ErrorKind::Internal,
+        }
     }
 
-    /// Shorthand for an API-call failure.
-    pub fn backend(api: Api, message: impl std::fmt::Display) -> Self {
-        Error::Backend {
+    /// True for errors caused by what the caller asked for (CLI exit code 2).
+    pub fn is_usage(&self) -> bool {
+        self.kind() == ErrorKind::Usage
+    }
+
+    /// A failed API call, keeping the API's error as the source.
+    pub fn device(api: Api, call: impl Into<String>, source: impl Into<Source>) -> Self {
+        Error::Device {
             api,
-            message: message.to_string(),
+            call: call.into(),
+            source: source.into(),
         }
+    }
+
+    /// A lost device, keeping the API's error as the source.
+    pub fn lost(api: Api, source: impl Into<Source>) -> Self {
+        Error::DeviceLost {
+            api,
+            source: source.into(),
+        }
+    }
+
+    /// Out of device memory while doing `what`.
+    pub fn out_of_memory(api: Api, what: impl Into<String>, source: Option<Source>) -> Self {
+        Error::OutOfMemory {
+            api,
+            what: what.into(),
+            source,
+        }
+    }
+
+    /// Something `api` cannot run.
+    pub fn unsupported(api: Api, what: impl Into<String>) -> Self {
+        Error::Unsupported {
+            api,
+            what: what.into(),
+        }
+    }
+
+    /// The message with every source appended (`a: b: c`), on one line, for
+    /// logs and the command line.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = self.source();
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
+    }
+}
+
+/// Require `value <= limit`, else [`Error::ExceedsLimit`].
+pub fn check_limit(what: &'static str, requested: u64, limit: u64) -> Result<()> {
+    if requested > limit {
+        Err(Error::ExceedsLimit {
+            what,
+            requested,
+            limit,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_sort_errors_for_exit_codes() {
+        assert!(Error::ZeroBins.is_usage());
+        assert!(Error::ForeignHandle {
+            what: "buffer",
+            owner: "cpu:0".into(),
+            device: "cpu:1".into()
+        }
+        .is_usage());
+        assert_eq!(Error::Internal("x".into()).kind(), ErrorKind::Internal);
+        assert_eq!(
+            Error::out_of_memory(Api::Cuda, "alloc", None).kind(),
+            ErrorKind::Device
+        );
+    }
+
+    #[test]
+    fn device_errors_keep_their_source() {
+        let e = Error::device(Api::Vulkan, "vkQueueSubmit", "ERROR_DEVICE_LOST");
+        assert_eq!(e.to_string(), "vulkan: vkQueueSubmit failed");
+        assert_eq!(e.chain(), "vulkan: vkQueueSubmit failed: ERROR_DEVICE_LOST");
+        assert!(e.source().is_some());
     }
 }

@@ -1,31 +1,41 @@
-//! rosetta-core: what every backend and every op plan shares.
+//! rosetta-core: what every backend, every op and every program shares.
 //!
-//! - [`Backend`]: the object-safe device trait (buffers, compile, launch, timing).
-//! - [`Capabilities`]: limits read from the device, never from constants.
-//! - [`KernelDef`] / [`KernelSpec`]: one kernel in five languages, plus the named
-//!   integer constants that specialise it.
-//! - [`ops`]: op specs and their validation (typed errors for bad input).
-//! - [`reference`]: the host reference (f64 accumulation, exact integers).
-//! - [`bounds`]: the error bounds of DESIGN.md.
-//! - [`inputs`]: seeded input generators shared by tests, CLI and benches.
-//! - [`workgroup`]: the CPU workgroup model (shared memory, barrier phases, atomics).
+//! - [`Backend`] and its handles ([`Buffer`], [`Kernel`], [`Timestamp`]):
+//!   the device API, every call checked. Sealed: its one implementation is
+//!   the [`checked`] layer over a backend's [`Driver`].
+//! - [`Driver`]: the narrow per-API trait a backend crate implements.
+//! - [`KernelDef`] / [`KernelSpec`]: one kernel in any subset of the
+//!   languages ([`Language`]), and the constants that specialise it.
+//! - [`Capabilities`] / [`DeviceInfo`]: limits read from the device.
+//! - [`Error`]: one typed error, sorted by [`ErrorKind`].
+//! - [`workgroup`]: the CPU workgroup model the Rust kernels run under.
+//! - [`bounds`], [`inputs`]: error bounds and seeded inputs shared by ops.
+//! - [`contract`]: the suite every backend crate runs on its own devices.
 
-pub mod backend;
+#![warn(missing_docs)]
+
+mod api;
 pub mod bounds;
-pub mod buffer;
-pub mod caps;
-pub mod error;
+mod caps;
+pub mod checked;
+pub mod contract;
+mod device;
+pub mod disk_cache;
+mod driver;
+mod elem;
+mod error;
 pub mod inputs;
-pub mod kernel;
-pub mod ops;
-pub mod reference;
+mod kernel;
+mod launch;
 pub mod workgroup;
 
-pub use backend::{
-    check_buffer_bytes, check_byte_range, Backend, BufferId, Clock, KernelId, Launch,
+pub use api::{Api, Language};
+pub use caps::{llvmpipe_loop_limit, Capabilities, DeviceInfo, DeviceType, PhysicalId};
+pub use device::{Backend, Buffer, Clock, DeviceTag, Kernel, PoolStats, Timestamp};
+pub use driver::Driver;
+pub use elem::{bytes_of, Elem, Element};
+pub use error::{check_limit, Error, ErrorKind, Result, Source as ErrorSource};
+pub use kernel::{
+    Access, CpuKernel, Fingerprint, KernelBuilder, KernelDef, KernelSpec, Source, Sources,
 };
-pub use buffer::Buffer;
-pub use caps::{Api, Capabilities, DeviceInfo, DeviceType};
-pub use error::{Error, Result};
-pub use kernel::{Access, KernelDef, KernelSpec, Language, Sources};
-pub use ops::Elem;
+pub use launch::{check_byte_range, grid_2d, Launch};

@@ -1,7 +1,7 @@
 //! The CPU workgroup model: how the Rust versions of the kernels see the GPU
 //! execution model.
 //!
-//! The CPU backend calls a [`CpuKernel`] once per workgroup (workgroups run in
+//! The CPU backend calls a kernel's Rust version ([`crate::CpuKernel`]) once per workgroup (workgroups run in
 //! parallel on a thread pool). Inside, the kernel runs its invocations itself:
 //!
 //! - **Phases and barriers.** Code between two barriers is a *phase*; a kernel
@@ -23,9 +23,6 @@
 //!   and atomically update them exactly like GPU global memory.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// The Rust version of a kernel: runs one whole workgroup.
-pub type CpuKernel = fn(group: &mut Group<'_>, bindings: &Bindings<'_>);
 
 /// One workgroup's view of the launch.
 pub struct Group<'a> {
@@ -52,7 +49,9 @@ impl Group<'_> {
 
 /// One buffer binding of a launch.
 pub enum Binding<'a> {
+    /// A read-only buffer, as words.
     Read(&'a [u32]),
+    /// A writable buffer, as atomics (global memory shared by workgroups).
     ReadWrite(&'a [AtomicU32]),
 }
 
@@ -62,13 +61,14 @@ pub struct Bindings<'a> {
 }
 
 impl<'a> Bindings<'a> {
+    /// The bindings of one launch, in binding order.
     pub fn new(slots: Vec<Binding<'a>>) -> Self {
         Bindings { slots }
     }
 
-    /// A read-only binding as 32-bit words. Panics if binding `i` is writable:
-    /// that is a mismatch between a kernel and its own definition, checked by
-    /// the CPU backend's tests, never caused by user input.
+    /// A read-only binding as 32-bit words. Panics if binding `i` is writable
+    /// or missing: a mismatch between a kernel and its own definition. The
+    /// CPU backend catches a kernel's panic and returns it as an error.
     pub fn read(&self, i: usize) -> &'a [u32] {
         match self.slots[i] {
             Binding::Read(words) => words,
@@ -81,7 +81,8 @@ impl<'a> Bindings<'a> {
         bytemuck::cast_slice(self.read(i))
     }
 
-    /// A writable binding (global memory with atomics).
+    /// A writable binding (global memory with atomics). Panics like
+    /// [`Bindings::read`] on a mismatch.
     pub fn write(&self, i: usize) -> &'a [AtomicU32] {
         match self.slots[i] {
             Binding::ReadWrite(words) => words,
@@ -92,8 +93,11 @@ impl<'a> Bindings<'a> {
 
 /// Global-memory helpers that read like the GPU code they model.
 pub trait GlobalWord {
+    /// Store a word.
     fn store_u32(&self, value: u32);
+    /// Store an f32 as its bits.
     fn store_f32(&self, value: f32);
+    /// Load a word.
     fn load_u32(&self) -> u32;
     /// `atomicAdd` on a global word; returns the old value.
     fn atomic_add(&self, value: u32) -> u32;

@@ -1,0 +1,211 @@
+//! Persistent caches on disk: compiled kernels (each backend's binaries:
+//! Vulkan pipeline-cache data, CUDA cubins, OpenCL program binaries) and
+//! autotuning choices.
+//!
+//! - **Where:** `$ROSETTA_CACHE_DIR` if set (`off` disables every cache),
+//!   else `$XDG_CACHE_HOME/rosetta`, else `~/.cache/rosetta`. One folder per
+//!   kind (`kernels/<api>/`, `tuning/`).
+//! - **Keys** are [`Fingerprint`]s of everything the entry depends on (the
+//!   API, the device and its driver version, the source, the constants, the
+//!   compiler options); a change of any of them is a different file, so
+//!   stale entries are never read.
+//! - **Never trusted blindly:** each file carries a header, its key and a
+//!   checksum of its payload; a file that does not check out is deleted and
+//!   treated as missing (the caller rebuilds), never a crash.
+//! - **Safe between processes:** entries are written to a temporary file in
+//!   the same folder and renamed into place, so a reader sees a whole entry
+//!   or none, and two writers of one key both write whole files.
+
+use crate::kernel::Fingerprint;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+const MAGIC: &[u8; 16] = b"ROSETTA-CACHE-v1";
+
+/// The root folder of the caches, or `None` when caching is off or no home
+/// folder is known.
+pub fn root() -> Option<PathBuf> {
+    match std::env::var_os("ROSETTA_CACHE_DIR") {
+        Some(dir) if dir == "off" => None,
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+            .map(|base| base.join("rosetta")),
+    }
+}
+
+/// One kind of entry in one folder under [`root`].
+#[derive(Debug, Clone)]
+pub struct DiskCache {
+    dir: Option<PathBuf>,
+}
+
+impl DiskCache {
+    /// The cache in `root()/<kind>` (`kind` may hold `/`), off when the root
+    /// is.
+    pub fn new(kind: &str) -> Self {
+        DiskCache {
+            dir: root().map(|r| r.join(kind)),
+        }
+    }
+
+    /// A cache in an explicit folder (tests).
+    pub fn at(dir: impl Into<PathBuf>) -> Self {
+        DiskCache {
+            dir: Some(dir.into()),
+        }
+    }
+
+    /// Whether entries are read and written at all.
+    pub fn enabled(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    fn path(&self, key: &Fingerprint) -> Option<PathBuf> {
+        self.dir
+            .as_ref()
+            .map(|d| d.join(format!("{}.bin", key.hex())))
+    }
+
+    /// The payload stored under `key`, if a whole, intact entry exists. A
+    /// damaged entry is removed.
+    pub fn get(&self, key: &Fingerprint) -> Option<Vec<u8>> {
+        let path = self.path(key)?;
+        let data = std::fs::read(&path).ok()?;
+        match decode(&data, key) {
+            Some(payload) => Some(payload.to_vec()),
+            None => {
+                tracing::warn!(path = %path.display(), "cache entry damaged; removed, will rebuild");
+                let _ = std::fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Store `payload` under `key` (atomically). Failures are logged and
+    /// ignored: a cache that cannot be written only costs time.
+    pub fn put(&self, key: &Fingerprint, payload: &[u8]) {
+        let Some(path) = self.path(key) else { return };
+        if let Err(e) = write_atomically(&path, &encode(key, payload)) {
+            tracing::debug!(path = %path.display(), "cache entry not written: {e}");
+        }
+    }
+
+    /// Remove every entry of this kind.
+    pub fn clear(&self) -> std::io::Result<()> {
+        match &self.dir {
+            Some(dir) if dir.exists() => std::fs::remove_dir_all(dir),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn encode(key: &Fingerprint, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 72);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(key.hex().as_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(Fingerprint::default().bytes(payload).hex().as_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+fn decode<'a>(data: &'a [u8], key: &Fingerprint) -> Option<&'a [u8]> {
+    let rest = data.strip_prefix(MAGIC)?;
+    let rest = rest.strip_prefix(key.hex().as_bytes())?;
+    let (len, rest) = rest.split_first_chunk::<8>()?;
+    let (sum, payload) = rest.split_at_checked(32)?;
+    let len = usize::try_from(u64::from_le_bytes(*len)).ok()?;
+    (payload.len() == len && sum == Fingerprint::default().bytes(payload).hex().as_bytes())
+        .then_some(payload)
+}
+
+/// Write `bytes` to a temporary file next to `path`, then rename it over
+/// `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("entry");
+    let temp = dir.join(format!(
+        ".{name}.tmp-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("rosetta-cache-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn entries_round_trip_and_damage_is_detected() {
+        let dir = temp_dir("roundtrip");
+        let cache = DiskCache::at(&dir);
+        let key = Fingerprint::default().str("k");
+        assert_eq!(cache.get(&key), None);
+        cache.put(&key, b"payload");
+        assert_eq!(cache.get(&key).as_deref(), Some(&b"payload"[..]));
+        // Another key never reads this entry.
+        assert_eq!(cache.get(&Fingerprint::default().str("other")), None);
+        // Flip a payload byte: detected, removed, reported missing.
+        let path = cache.path(&key).unwrap();
+        let mut data = std::fs::read(&path).unwrap();
+        let last = data.len() - 1;
+        data[last] ^= 1;
+        std::fs::write(&path, &data).unwrap();
+        assert_eq!(cache.get(&key), None);
+        assert!(!path.exists());
+        // Truncated and garbage files, too.
+        cache.put(&key, b"payload");
+        let data = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &data[..data.len() / 2]).unwrap();
+        assert_eq!(cache.get(&key), None);
+        std::fs::write(&path, b"garbage").unwrap();
+        assert_eq!(cache.get(&key), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn concurrent_writers_leave_a_whole_entry() {
+        let dir = temp_dir("concurrent");
+        let key = Fingerprint::default().str("shared");
+        std::thread::scope(|s| {
+            for t in 0..8u8 {
+                let dir = dir.clone();
+                s.spawn(move || {
+                    let cache = DiskCache::at(dir);
+                    for _ in 0..20 {
+                        cache.put(&key, &vec![t; 100_000]);
+                        if let Some(p) = cache.get(&key) {
+                            assert!(p.len() == 100_000 && p.iter().all(|&b| b == p[0]));
+                        }
+                    }
+                });
+            }
+        });
+        let leftovers = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(leftovers, 1, "temporary files left behind");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
