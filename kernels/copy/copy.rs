@@ -2,7 +2,7 @@
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
-pub fn copy(group: &mut Group<'_>, bindings: &Bindings<'_>) {
+pub(crate) fn copy(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let group_size = group.size as usize;
     let n = group.params[0] as usize;
     let src = bindings.read(0);

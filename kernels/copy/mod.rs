@@ -14,45 +14,54 @@
 #[path = "copy.rs"]
 mod cpu;
 
-use crate::pass::compile;
+use crate::op::{
+    check_binding, compare_exact, preferred_group_size, prepare_kernel, seed, u32_param, ArrayData,
+    Case, CaseGroup, Check, CliSpec, Context, HostArray, Metric, Op, Options, Prepared, Size,
+    Verdict, Workload,
+};
 use rosetta_core::{
-    Access, Backend, Buffer, Error, KernelDef, KernelId, KernelSpec, Launch, Result, Sources,
+    inputs, Access, Backend, Buffer, DeviceInfo, Error, Kernel, KernelDef, Launch, Result,
 };
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-pub static KERNEL: KernelDef = KernelDef {
-    name: "copy",
-    constants: &["GROUP_SIZE"],
-    bindings: &[Access::Read, Access::ReadWrite],
-    params: &["n"],
-    dynamic_shared: false,
-    sources: Sources {
-        wgsl: include_str!("copy.wgsl"),
-        cuda: include_str!("copy.cu"),
-        glsl: include_str!("copy.comp"),
-        opencl: include_str!("copy.cl"),
-    },
-    cpu: cpu::copy,
-};
+/// The copy kernel, in every language.
+pub fn kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("copy")
+                    .bindings([Access::Read, Access::ReadWrite])
+                    .params(["n"]),
+                "copy"
+            )
+            .cpu(cpu::copy)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
+        )
+    });
+    &KERNEL
+}
 
+/// A compiled copy of `words` 32-bit words.
 pub struct CopyPlan {
     backend: Arc<dyn Backend>,
-    words: usize,
-    kernel: KernelId,
+    words: u64,
+    kernel: Kernel,
     launch: Launch,
 }
 
 impl CopyPlan {
-    pub fn new(backend: &Arc<dyn Backend>, words: usize) -> Result<Self> {
+    /// Plan a copy of `words` words on `backend`.
+    pub fn new(backend: &Arc<dyn Backend>, words: u64) -> Result<Self> {
+        u32_param("copy length (words)", words)?;
         let caps = &backend.info().caps;
-        let group_size = crate::preferred_group_size(caps);
-        let wanted = (words as u64).div_ceil(u64::from(group_size) * 4).max(1);
+        let group_size = preferred_group_size(caps);
+        let wanted = words.div_ceil(u64::from(group_size) * 4).max(1);
         let groups = wanted.min(
             u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])),
         );
         let launch = Launch::linear(groups as u32, group_size, 0);
-        let spec = KernelSpec::new(&KERNEL, &[("GROUP_SIZE", group_size)])?;
-        let kernel = compile(backend.as_ref(), &spec, &launch)?;
+        let kernel = prepare_kernel(backend, kernel(), &[("GROUP_SIZE", group_size)], &launch)?;
         Ok(CopyPlan {
             backend: Arc::clone(backend),
             words,
@@ -61,13 +70,167 @@ impl CopyPlan {
         })
     }
 
+    /// Enqueue the copy of the first `words` words of `src` into `dst`.
     pub fn encode(&self, src: &Buffer, dst: &Buffer) -> Result<()> {
-        let n = u32::try_from(self.words).map_err(|_| Error::ExceedsLimit {
-            what: "copy length (words)",
-            requested: self.words as u64,
-            limit: u64::from(u32::MAX),
-        })?;
-        self.backend
-            .launch(self.kernel, &self.launch, &[src.id(), dst.id()], &[n])
+        let bytes = self.words * 4;
+        check_binding(&self.backend, "copy source", src, bytes)?;
+        check_binding(&self.backend, "copy destination", dst, bytes)?;
+        if self.words == 0 {
+            return Ok(());
+        }
+        // SAFETY: the kernel touches words below n = self.words of both
+        // buffers, which hold at least that many (checked above).
+        unsafe {
+            self.backend.launch(
+                &self.kernel,
+                &self.launch,
+                &[src, dst],
+                &[self.words as u32],
+            )
+        }
+    }
+}
+
+/// The copy op.
+pub struct Copy;
+
+struct CopyCheck {
+    data: Vec<u32>,
+}
+
+impl Check for CopyCheck {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let plan = CopyPlan::new(backend, self.data.len() as u64)?;
+        let src = Buffer::from_slice(backend, &self.data)?;
+        let dst = backend.alloc(self.data.len() as u64 * 4)?;
+        plan.encode(&src, &dst)?;
+        Ok(compare_exact(
+            &dst.read::<u32>(self.data.len())?,
+            &self.data,
+        ))
+    }
+}
+
+struct CopyRun {
+    plan: CopyPlan,
+    src: Buffer,
+    dst: Buffer,
+    data: Vec<u32>,
+}
+
+impl Prepared for CopyRun {
+    fn run(&mut self) -> Result<()> {
+        self.plan.encode(&self.src, &self.dst)
+    }
+    fn verify(&mut self) -> Result<Option<String>> {
+        let got: Vec<u32> = self.dst.read(self.data.len())?;
+        Ok(got
+            .iter()
+            .zip(&self.data)
+            .position(|(g, d)| g != d)
+            .map(|i| format!("word {i} not copied")))
+    }
+    fn variant(&self) -> String {
+        format!("groups={}", self.plan.launch.groups[0])
+    }
+}
+
+/// The copy workload of `words` words (the roofline of every preset).
+pub fn workload(words: u64) -> Workload {
+    Workload::new(
+        "copy",
+        format!("copy n={}", crate::op::pow2_label(words)),
+        "copy",
+        words,
+        2 * words * 4,
+        None,
+        Metric::Bandwidth,
+        move |backend, _| {
+            let data = inputs::u32_values(0x5eed_c0b1, words as usize);
+            Ok(Box::new(CopyRun {
+                plan: CopyPlan::new(backend, words)?,
+                src: Buffer::from_slice(backend, &data)?,
+                dst: backend.alloc(words * 4)?,
+                data,
+            }) as Box<dyn Prepared>)
+        },
+    )
+}
+
+impl Op for Copy {
+    fn name(&self) -> &'static str {
+        "copy"
+    }
+
+    fn about(&self) -> &'static str {
+        "copy an array (the bandwidth roofline)"
+    }
+
+    fn kernels(&self) -> Vec<Arc<KernelDef>> {
+        vec![Arc::clone(kernel())]
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        [1usize, 3, 4, 1023, 1025, 65_537, 1_000_003]
+            .into_iter()
+            .map(|len| {
+                let name = format!("copy n={len}");
+                let s = seed(&name);
+                Case::new(name, "copy", CaseGroup::Ops, len <= 70_000, move || {
+                    CopyCheck {
+                        data: inputs::u32_values(s, len),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
+        vec![workload(crate::roofline_words(size, device))]
+    }
+
+    fn cli(&self) -> CliSpec {
+        CliSpec {
+            inputs: vec!["X"],
+            options: Vec::new(),
+            about_inputs: "X: any float32, int32 or uint32 array",
+        }
+    }
+
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        _: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray> {
+        let [x] = crate::exactly::<1>(inputs)?;
+        let words: Vec<u32> = match &x.data {
+            ArrayData::F32(v) => bytemuck::cast_slice(v).to_vec(),
+            ArrayData::I32(v) => bytemuck::cast_slice(v).to_vec(),
+            ArrayData::U32(v) => v.clone(),
+            ArrayData::U8(_) => {
+                return Err(Error::InvalidArgument("copy takes 32-bit arrays".into()))
+            }
+        };
+        let plan = CopyPlan::new(backend, words.len() as u64)?;
+        let src = Buffer::from_slice(backend, &words)?;
+        let dst = backend.alloc(words.len() as u64 * 4)?;
+        plan.encode(&src, &dst)?;
+        let out: Vec<u32> = dst.read(words.len())?;
+        let data = match x.data {
+            ArrayData::F32(_) => ArrayData::F32(bytemuck::cast_vec(out)),
+            ArrayData::I32(_) => ArrayData::I32(bytemuck::cast_vec(out)),
+            _ => ArrayData::U32(out),
+        };
+        HostArray::new(x.shape, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_kernel_has_every_language() {
+        assert_eq!(super::kernel().sources().languages().len(), 5);
     }
 }

@@ -47,107 +47,207 @@
 //! (`k & 0x80000000 != 0 ? k & 0x7fffffff : !k`).
 //! - identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
 
+mod cases;
 #[path = "reduce.rs"]
 mod cpu;
+mod plan;
+mod spec;
 
-pub use cpu::ordered_key;
+pub use plan::{tune_class, ReducePlan, ReduceVariant};
+pub use spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
 
-use crate::pass::compile;
-use rosetta_core::ops::ReduceSpec;
+use crate::op::{
+    ArrayData, Case, CliOption, CliSpec, Exact, HostArray, Metric, Op, Options, Prepared, Size,
+    Workload,
+};
 use rosetta_core::{
-    Access, Backend, Buffer, KernelDef, KernelId, KernelSpec, Launch, Result, Sources,
+    inputs, Access, Backend, Buffer, DeviceInfo, Elem, Element, Error, KernelDef, Result,
 };
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-pub static KERNEL: KernelDef = KernelDef {
-    name: "reduce",
-    constants: &["GROUP_SIZE", "ELEM", "OP", "SUBGROUPS"],
-    bindings: &[Access::Read, Access::ReadWrite],
-    params: &["n"],
-    dynamic_shared: false,
-    sources: Sources {
-        wgsl: include_str!("reduce.wgsl"),
-        cuda: include_str!("reduce.cu"),
-        glsl: include_str!("reduce.comp"),
-        opencl: include_str!("reduce.cl"),
-    },
-    cpu: cpu::reduce,
-};
-
-/// Elements one invocation loads per step (one 4-word vector).
-const VECTOR: u64 = 4;
-
-/// A compiled reduction: one or two passes of [`KERNEL`].
-pub struct ReducePlan {
-    backend: Arc<dyn Backend>,
-    spec: ReduceSpec,
-    kernel: KernelId,
-    first: Launch,
-    last: Launch,
-    /// One word per first-pass group, when there is more than one.
-    partials: Option<Buffer>,
+/// The reduce kernel, in every language.
+pub fn kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("reduce")
+                    .constants(["ELEM", "OP", "SUBGROUPS"])
+                    .bindings([Access::Read, Access::ReadWrite])
+                    .params(["n"]),
+                "reduce"
+            )
+            .cpu(cpu::reduce)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
+        )
+    });
+    &KERNEL
 }
 
-impl ReducePlan {
-    pub fn new(backend: &Arc<dyn Backend>, spec: &ReduceSpec) -> Result<Self> {
-        spec.validate()?;
-        let caps = &backend.info().caps;
-        let group_size = crate::preferred_group_size(caps);
-        let shared_bytes = group_size * 4;
-        let wanted = (spec.len as u64)
-            .div_ceil(u64::from(group_size) * VECTOR)
-            .max(1);
-        let groups = wanted.min(u64::from(caps.saturating_groups(group_size))) as u32;
-        let kernel_spec = KernelSpec::new(
-            &KERNEL,
-            &[
-                ("GROUP_SIZE", group_size),
-                ("ELEM", spec.elem.code()),
-                ("OP", spec.op.code()),
-                ("SUBGROUPS", u32::from(caps.subgroup_ops)),
-            ],
-        )?;
-        let first = Launch::linear(groups, group_size, shared_bytes);
-        let last = Launch::linear(1, group_size, shared_bytes);
-        let kernel = compile(backend.as_ref(), &kernel_spec, &first)?;
-        let partials = if groups > 1 {
-            Some(Buffer::new(backend, u64::from(groups) * 4)?)
-        } else {
-            None
-        };
-        Ok(ReducePlan {
-            backend: Arc::clone(backend),
-            spec: *spec,
-            kernel,
-            first,
-            last,
-            partials,
-        })
-    }
+/// The order-preserving integer key of an f32's bits (see above).
+pub fn ordered_key(bits: u32) -> u32 {
+    cpu::ordered_key(bits)
+}
 
-    pub fn spec(&self) -> &ReduceSpec {
-        &self.spec
-    }
+/// Sum, min or max of `x` on `backend` (one upload, one download).
+pub fn reduce_slice<T: Element>(backend: &Arc<dyn Backend>, x: &[T], op: ReduceOp) -> Result<T> {
+    let spec = ReduceSpec {
+        elem: T::ELEM,
+        op,
+        len: x.len(),
+    };
+    let plan = ReducePlan::new(backend, &spec)?;
+    let input = Buffer::from_slice(backend, x)?;
+    let output = backend.alloc(4)?;
+    plan.encode(&input, &output)?;
+    Ok(output.read::<T>(1)?[0])
+}
 
-    /// Enqueue the passes: `output[0]` receives the result's bits.
-    pub fn encode(&self, input: &Buffer, output: &Buffer) -> Result<()> {
-        let n = u32::try_from(self.spec.len).map_err(|_| rosetta_core::Error::ExceedsLimit {
-            what: "reduce length (elements)",
-            requested: self.spec.len as u64,
-            limit: u64::from(u32::MAX),
-        })?;
-        let backend = self.backend.as_ref();
-        match &self.partials {
-            None => backend.launch(self.kernel, &self.first, &[input.id(), output.id()], &[n]),
-            Some(partials) => {
-                backend.launch(self.kernel, &self.first, &[input.id(), partials.id()], &[n])?;
-                backend.launch(
-                    self.kernel,
-                    &self.last,
-                    &[partials.id(), output.id()],
-                    &[self.first.groups[0]],
+/// The reduce op.
+pub struct Reduce;
+
+struct SumRun {
+    plan: ReducePlan,
+    input: Buffer,
+    output: Buffer,
+    exact: Exact,
+    len: usize,
+}
+
+impl Prepared for SumRun {
+    fn run(&mut self) -> Result<()> {
+        self.plan.encode(&self.input, &self.output)
+    }
+    fn verify(&mut self) -> Result<Option<String>> {
+        let got: f32 = self.output.read(1)?[0];
+        let bound = sum_bound(self.len, &self.exact);
+        Ok(
+            (!rosetta_core::bounds::within(got, self.exact.value, bound)).then(|| {
+                format!(
+                    "got {got}, expected {} (bound {bound:.2e})",
+                    self.exact.value
                 )
-            }
+            }),
+        )
+    }
+    fn variant(&self) -> String {
+        self.plan.variant().name().to_string()
+    }
+    fn tuned(&self) -> bool {
+        self.plan.tuned()
+    }
+}
+
+fn sum_workload(len: usize) -> Workload {
+    let spec = ReduceSpec {
+        elem: Elem::F32,
+        op: ReduceOp::Sum,
+        len,
+    };
+    let metric = if len <= 1 << 22 {
+        Metric::Time
+    } else {
+        Metric::Bandwidth
+    };
+    Workload::new(
+        "reduce",
+        format!("sum f32 n={}", crate::op::pow2_label(len as u64)),
+        "sum f32",
+        len as u64,
+        len as u64 * 4,
+        None,
+        metric,
+        move |backend, variant| {
+            let x = inputs::f32_values(0x5eed_be4c, len);
+            let plan = match variant.and_then(ReduceVariant::from_name) {
+                Some(v) => ReducePlan::with_variant(backend, &spec, v)?,
+                None => match variant {
+                    Some(name) => {
+                        return Err(Error::InvalidArgument(format!(
+                            "no reduce variant '{name}'"
+                        )))
+                    }
+                    None => ReducePlan::new(backend, &spec)?,
+                },
+            };
+            Ok(Box::new(SumRun {
+                plan,
+                input: Buffer::from_slice(backend, &x)?,
+                output: backend.alloc(4)?,
+                exact: sum_f32(&x),
+                len,
+            }) as Box<dyn Prepared>)
+        },
+    )
+    .tunable(
+        tune_class(&spec),
+        ReduceVariant::ALL
+            .iter()
+            .map(|v| v.name().to_string())
+            .collect(),
+    )
+}
+
+impl Op for Reduce {
+    fn name(&self) -> &'static str {
+        "reduce"
+    }
+
+    fn about(&self) -> &'static str {
+        "sum, min or max of an array (f32, i32, u32)"
+    }
+
+    fn kernels(&self) -> Vec<Arc<KernelDef>> {
+        vec![Arc::clone(kernel())]
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        cases::cases()
+    }
+
+    fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
+        // Bandwidth against size: the sum from 2^16 up to the preset's size.
+        (16..=crate::big_log2(size, device))
+            .step_by(2)
+            .map(|log| sum_workload(1 << log))
+            .collect()
+    }
+
+    fn cli(&self) -> CliSpec {
+        CliSpec {
+            inputs: vec!["X"],
+            options: vec![CliOption {
+                name: "reduce",
+                value_name: "OP",
+                help: "the reduction",
+                default: Some("sum"),
+                choices: &["sum", "min", "max"],
+            }],
+            about_inputs: "X: a float32, int32 or uint32 array of any shape (all elements); writes a one-element array",
         }
+    }
+
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        options: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray> {
+        let [x] = crate::exactly::<1>(inputs)?;
+        let name = options.get("reduce").unwrap_or("sum");
+        let op = ReduceOp::from_name(name).ok_or_else(|| {
+            Error::InvalidArgument(format!("--reduce must be sum, min or max, got '{name}'"))
+        })?;
+        let data = match &x.data {
+            ArrayData::F32(v) => ArrayData::F32(vec![reduce_slice(backend, v, op)?]),
+            ArrayData::I32(v) => ArrayData::I32(vec![reduce_slice(backend, v, op)?]),
+            ArrayData::U32(v) => ArrayData::U32(vec![reduce_slice(backend, v, op)?]),
+            ArrayData::U8(_) => {
+                return Err(Error::InvalidArgument(
+                    "reduce takes float32, int32 or uint32".into(),
+                ))
+            }
+        };
+        Ok(HostArray::vector(data))
     }
 }

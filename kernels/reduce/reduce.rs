@@ -94,7 +94,7 @@ impl Reduction for MaxU32 {
 /// The order-preserving integer key of an f32's bits (−0 and +0 share one):
 /// `ordered_key(x) < ordered_key(y)` exactly when `x < y`, also where a device
 /// would flush subnormals in a float comparison.
-pub fn ordered_key(bits: u32) -> u32 {
+pub(crate) fn ordered_key(bits: u32) -> u32 {
     let bits = if bits == 0x8000_0000 { 0 } else { bits };
     if bits & 0x8000_0000 != 0 {
         !bits
@@ -103,7 +103,7 @@ pub fn ordered_key(bits: u32) -> u32 {
     }
 }
 
-pub fn reduce(group: &mut Group<'_>, bindings: &Bindings<'_>) {
+pub(crate) fn reduce(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let (elem, op) = (group.constants[1], group.constants[2]);
     match (elem, op) {
         (0, 0) => run::<SumF32>(group, bindings),

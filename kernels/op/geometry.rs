@@ -1,0 +1,79 @@
+//! Launch geometry and checks that every plan shares.
+
+use rosetta_core::{
+    Backend, Buffer, Capabilities, Error, Kernel, KernelDef, KernelSpec, Launch, Result,
+};
+use std::sync::Arc;
+
+/// The largest power of two `<= n` (n >= 1).
+pub fn floor_pow2(n: u32) -> u32 {
+    1 << (31 - n.max(1).leading_zeros())
+}
+
+/// The workgroup size plans prefer (256), lowered to what the device allows.
+pub fn preferred_group_size(caps: &Capabilities) -> u32 {
+    floor_pow2(
+        256.min(caps.max_group_invocations)
+            .min(caps.max_group_size[0]),
+    )
+}
+
+/// Build `def` with `constants` for `launch` on `backend`, checking the launch
+/// against the device's limits first, so a plan fails when it is made rather
+/// than half-way through its passes.
+pub fn prepare_kernel(
+    backend: &Arc<dyn Backend>,
+    def: &Arc<KernelDef>,
+    constants: &[(&str, u32)],
+    launch: &Launch,
+) -> Result<Kernel> {
+    launch.validate(&backend.info().caps)?;
+    backend.compile(&KernelSpec::new(def, constants)?)
+}
+
+/// A count or extent as a kernel's u32 param, or [`Error::ExceedsLimit`].
+pub fn u32_param(what: &'static str, value: u64) -> Result<u32> {
+    u32::try_from(value).map_err(|_| Error::ExceedsLimit {
+        what,
+        requested: value,
+        limit: u64::from(u32::MAX),
+    })
+}
+
+/// Check that `buffer` lives on `backend` and holds at least `bytes`: what a
+/// plan's kernel will touch. Plans call this for every binding before an
+/// unsafe launch.
+pub fn check_binding(
+    backend: &Arc<dyn Backend>,
+    what: &str,
+    buffer: &Buffer,
+    bytes: u64,
+) -> Result<()> {
+    if buffer.tag() != backend.tag() {
+        return Err(Error::ForeignHandle {
+            what: "buffer",
+            owner: buffer.backend().info().id(),
+            device: backend.info().id(),
+        });
+    }
+    if buffer.bytes() < bytes {
+        return Err(Error::ShapeMismatch(format!(
+            "{what}: the buffer holds {} bytes, the op needs {bytes}",
+            buffer.bytes()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_pow2_rounds_down() {
+        assert_eq!(floor_pow2(1), 1);
+        assert_eq!(floor_pow2(255), 128);
+        assert_eq!(floor_pow2(256), 256);
+        assert_eq!(floor_pow2(0), 1);
+    }
+}

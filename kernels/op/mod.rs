@@ -1,0 +1,62 @@
+//! What describes an op: the one trait every op folder implements, and the
+//! pieces it is made of. Nothing here knows any particular op.
+//!
+//! An op's folder (`kernels/<op>/`) holds everything about the op — its spec
+//! and validation, host reference and error bound, plan, the kernel in every
+//! language, conformance cases, benchmark workloads and their metric, and its
+//! command-line arguments — behind [`Op`]. [`crate::ops`] lists the ops; the
+//! conformance runner, the benchmark, `rosetta run`, the report and its
+//! charts all iterate that list and never match on an op's name.
+
+mod array;
+mod case;
+mod cli;
+mod exact;
+mod geometry;
+mod tuning;
+mod workload;
+
+pub use array::{ArrayData, HostArray};
+pub use case::{
+    compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Status,
+    Verdict,
+};
+pub use cli::{CliOption, CliSpec, Options};
+pub use exact::Exact;
+pub use geometry::{check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param};
+pub use tuning::{TuningCache, TuningChoice};
+pub use workload::{checked_indices, pow2_label, Metric, Prepared, Size, Workload};
+
+use rosetta_core::{Backend, DeviceInfo, KernelDef, Result};
+use std::sync::Arc;
+
+/// One op, described once.
+pub trait Op: Send + Sync {
+    /// The op's name: `rosetta run <name>`, `--op <name>`, JSON, case names.
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help`.
+    fn about(&self) -> &'static str;
+
+    /// Every kernel the op launches (each should exist in every language).
+    fn kernels(&self) -> Vec<Arc<KernelDef>>;
+
+    /// The conformance cases (every group: ops, errors, limits).
+    fn cases(&self) -> Vec<Case>;
+
+    /// Benchmark workloads for `device` at a size preset. Workloads whose
+    /// plan has variants list them, and carry the class the tuner keys on.
+    fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload>;
+
+    /// Arguments of `rosetta run <name>`.
+    fn cli(&self) -> CliSpec;
+
+    /// `rosetta run <name>`: the op on `backend` with the parsed options and
+    /// the input arrays (as many as [`CliSpec::inputs`]).
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        options: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray>;
+}

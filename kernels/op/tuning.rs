@@ -1,0 +1,105 @@
+//! The tuning cache: which variant of a plan was fastest, per device, driver
+//! version and shape class, measured once by `rosetta tune` and used by plans
+//! from then on (their heuristic is the fallback when nothing is cached).
+//!
+//! One JSON file per device under the disk-cache root (`tuning/`), updated
+//! under an exclusive file lock and written by rename, so two processes that
+//! tune at once neither corrupt it nor lose each other's entries. A file that
+//! does not parse is ignored (and replaced on the next store).
+
+use rosetta_core::disk_cache::{root, write_atomically};
+use rosetta_core::{DeviceInfo, Fingerprint};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::PathBuf;
+
+/// One stored choice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TuningChoice {
+    /// The variant's name, as the plan spells it.
+    pub variant: String,
+    /// Its median time when measured, in seconds.
+    pub median_s: f64,
+    /// Every variant measured, with its median (seconds).
+    #[serde(default)]
+    pub measured: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TuningFile {
+    device: String,
+    driver_version: String,
+    choices: BTreeMap<String, TuningChoice>,
+}
+
+/// The tuning cache of one device.
+#[derive(Debug, Clone)]
+pub struct TuningCache {
+    path: Option<PathBuf>,
+}
+
+impl TuningCache {
+    /// The cache of `device` (keyed by its API, name and driver version, so
+    /// identical GPUs share it), off
+    /// when the disk-cache root is.
+    pub fn for_device(device: &DeviceInfo) -> Self {
+        let key = Fingerprint::default()
+            .str(device.api.name())
+            .str(&device.name)
+            .str(&device.driver)
+            .str(&device.driver_version);
+        TuningCache {
+            path: root().map(|r| {
+                r.join("tuning")
+                    .join(format!("{}-{}.json", device.api, key.hex()))
+            }),
+        }
+    }
+
+    fn load(&self) -> TuningFile {
+        self.path
+            .as_ref()
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|data| serde_json::from_slice(&data).ok())
+            .unwrap_or_default()
+    }
+
+    /// The stored choice for `op`'s shape `class`, if any.
+    pub fn lookup(&self, op: &str, class: &str) -> Option<TuningChoice> {
+        self.path.as_ref()?;
+        self.load().choices.get(&format!("{op}/{class}")).cloned()
+    }
+
+    /// Store a choice (under an exclusive lock; failures are logged, since a
+    /// cache that cannot be written only costs time).
+    pub fn store(&self, device: &DeviceInfo, op: &str, class: &str, choice: TuningChoice) {
+        let Some(path) = &self.path else { return };
+        let result = (|| -> std::io::Result<()> {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let lock = File::create(path.with_extension("lock"))?;
+            lock.lock()?;
+            let mut file = self.load();
+            file.device = format!("{} {}", device.id(), device.name);
+            file.driver_version = device.driver_version.clone();
+            file.choices.insert(format!("{op}/{class}"), choice);
+            let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+            write_atomically(path, &json)
+        })();
+        if let Err(e) = result {
+            tracing::warn!(path = %path.display(), "tuning cache not written: {e}");
+        }
+    }
+
+    /// Every stored choice, `op/class` → choice.
+    pub fn entries(&self) -> BTreeMap<String, TuningChoice> {
+        self.load().choices
+    }
+
+    /// Where the cache lives.
+    pub fn path(&self) -> Option<&PathBuf> {
+        self.path.as_ref()
+    }
+}

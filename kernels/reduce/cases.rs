@@ -1,0 +1,327 @@
+//! Reduce's conformance cases. Inputs are seeded by the case name.
+
+use super::plan::{ReducePlan, ReduceVariant};
+use super::spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
+use super::{reduce_slice, Exact};
+use crate::op::{
+    compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Verdict,
+};
+use rosetta_core::{inputs, Buffer, Elem, Element, Error, Result};
+
+/// Largest input of the `--quick` subset (elements).
+const QUICK_MAX: usize = 70_000;
+
+/// Sizes around the workgroup (256) and vector-tile (1024) boundaries, primes,
+/// and one past 2^24 that needs several passes.
+const SIZES: [usize; 9] = [1, 255, 256, 257, 1023, 1025, 7919, 1_000_003, (1 << 24) + 3];
+
+/// A seeded input generator: `(seed, len) -> words`.
+type Values = fn(u64, usize) -> Vec<u32>;
+
+/// Run through the plan, with `variant` forced when given.
+fn run<T: Element>(
+    ctx: &Context<'_>,
+    x: &[T],
+    op: ReduceOp,
+    variant: Option<ReduceVariant>,
+) -> Result<T> {
+    match variant {
+        None => reduce_slice(ctx.backend, x, op),
+        Some(variant) => {
+            let spec = ReduceSpec {
+                elem: T::ELEM,
+                op,
+                len: x.len(),
+            };
+            let plan = ReducePlan::with_variant(ctx.backend, &spec, variant)?;
+            let input = Buffer::from_slice(ctx.backend, x)?;
+            let output = ctx.backend.alloc(4)?;
+            plan.encode(&input, &output)?;
+            Ok(output.read::<T>(1)?[0])
+        }
+    }
+}
+
+struct ReduceF32 {
+    x: Vec<f32>,
+    op: ReduceOp,
+    variant: Option<ReduceVariant>,
+    sum: Exact,
+    min_max: Option<f32>,
+}
+
+impl Check for ReduceF32 {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let got = run(ctx, &self.x, self.op, self.variant)?;
+        Ok(match self.op {
+            ReduceOp::Sum => {
+                let n = self.x.len();
+                compare_bounded(&[got], &[self.sum], |_, e| sum_bound(n, e))
+            }
+            ReduceOp::Min | ReduceOp::Max => {
+                let expected = self.min_max.unwrap_or(f32::NAN);
+                let same = (got.is_nan() && expected.is_nan())
+                    || got.to_bits() == expected.to_bits()
+                    || (got == 0.0 && expected == 0.0);
+                let mut v = if same {
+                    Verdict::pass("")
+                } else {
+                    Verdict::fail(format!("got {got:e}, expected {expected:e}"))
+                };
+                v.fingerprint = fingerprint(&[got]);
+                v
+            }
+        })
+    }
+}
+
+struct ReduceInt<T> {
+    x: Vec<T>,
+    op: ReduceOp,
+    variant: Option<ReduceVariant>,
+    expected: Option<T>,
+}
+
+impl<T: Element + IntElem> Check for ReduceInt<T> {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let got = run(ctx, &self.x, self.op, self.variant)?;
+        let expected = self
+            .expected
+            .ok_or_else(|| Error::Internal("reference of an empty min/max".into()))?;
+        Ok(compare_exact(&[got], &[expected]))
+    }
+}
+
+fn case(
+    elem: Elem,
+    op: ReduceOp,
+    len: usize,
+    label: &str,
+    values: Values,
+    variant: Option<ReduceVariant>,
+) -> Case {
+    let variant_label = variant
+        .map(|v| format!(" {}", v.name()))
+        .unwrap_or_default();
+    let name = format!("reduce {elem} {op} n={len}{label}{variant_label}");
+    let s = seed(&name);
+    let quick = len <= QUICK_MAX;
+    match elem {
+        Elem::F32 => Case::new(name, "reduce", CaseGroup::Ops, quick, move || {
+            let x: Vec<f32> = bytemuck::cast_vec(values(s, len));
+            let (sum, min_max) = match op {
+                ReduceOp::Sum => (sum_f32(&x), None),
+                _ => (Exact::default(), min_max_f32(&x, op)),
+            };
+            ReduceF32 {
+                x,
+                op,
+                variant,
+                sum,
+                min_max,
+            }
+        }),
+        Elem::I32 => Case::new(name, "reduce", CaseGroup::Ops, quick, move || {
+            let x: Vec<i32> = bytemuck::cast_vec(values(s, len));
+            let expected = reduce_int(&x, op);
+            ReduceInt {
+                x,
+                op,
+                variant,
+                expected,
+            }
+        }),
+        _ => Case::new(name, "reduce", CaseGroup::Ops, quick, move || {
+            let x = values(s, len);
+            let expected = reduce_int(&x, op);
+            ReduceInt {
+                x,
+                op,
+                variant,
+                expected,
+            }
+        }),
+    }
+}
+
+fn f32_words(seed: u64, len: usize) -> Vec<u32> {
+    bytemuck::cast_vec(inputs::f32_values(seed, len))
+}
+
+/// Random subnormal f32 values (and ±0) of both signs.
+fn subnormals(seed: u64, len: usize) -> Vec<u32> {
+    inputs::u32_values(seed, len)
+        .into_iter()
+        .map(|bits| bits & 0x807f_ffff)
+        .collect()
+}
+
+fn with_special(seed: u64, len: usize, at: usize, value: f32) -> Vec<u32> {
+    let mut x = inputs::f32_values(seed, len);
+    x[at.min(len - 1)] = value;
+    bytemuck::cast_vec(x)
+}
+
+/// Every reduce case.
+pub fn cases() -> Vec<Case> {
+    let mut all = Vec::new();
+    for elem in [Elem::F32, Elem::I32, Elem::U32] {
+        let values: Values = if elem == Elem::F32 {
+            f32_words
+        } else {
+            inputs::u32_values
+        };
+        // Empty: the sum is 0 (min/max of nothing is an error case below).
+        all.push(case(elem, ReduceOp::Sum, 0, "", values, None));
+        for len in SIZES {
+            for op in ReduceOp::ALL {
+                // One large case per element type and op keeps CI time sane.
+                if len > 2_000_000 && !matches!((elem, op), (Elem::F32, _) | (_, ReduceOp::Sum)) {
+                    continue;
+                }
+                all.push(case(elem, op, len, "", values, None));
+            }
+        }
+        // Every variant, forced, whatever the device would choose.
+        for variant in ReduceVariant::ALL {
+            for op in ReduceOp::ALL {
+                all.push(case(elem, op, 65_537, "", values, Some(variant)));
+            }
+        }
+    }
+    // Special values: NaN propagates through min and max, infinities win.
+    let specials: [(&str, ReduceOp, Values); 8] = [
+        (" NaN inside", ReduceOp::Min, |s, n| {
+            with_special(s, n, 4_321, f32::NAN)
+        }),
+        (" NaN inside", ReduceOp::Max, |s, n| {
+            with_special(s, n, 4_321, f32::NAN)
+        }),
+        (" NaN in the tail", ReduceOp::Max, |s, n| {
+            with_special(s, n, n - 1, f32::NAN)
+        }),
+        (" NaN first", ReduceOp::Min, |s, n| {
+            with_special(s, n, 0, f32::NAN)
+        }),
+        (" -Inf", ReduceOp::Min, |s, n| {
+            with_special(s, n, 777, f32::NEG_INFINITY)
+        }),
+        (" +Inf", ReduceOp::Max, |s, n| {
+            with_special(s, n, 5_000, f32::INFINITY)
+        }),
+        // Only subnormals and zeros of both signs: exact only where min / max
+        // don't go through float comparisons that flush subnormals to zero.
+        (" subnormals", ReduceOp::Min, subnormals),
+        (" subnormals", ReduceOp::Max, subnormals),
+    ];
+    for (label, op, values) in specials {
+        all.push(case(Elem::F32, op, 10_007, label, values, None));
+    }
+    all.push(case(
+        Elem::F32,
+        ReduceOp::Max,
+        1_000,
+        " all -Inf",
+        |_, n| bytemuck::cast_vec(vec![f32::NEG_INFINITY; n]),
+        None,
+    ));
+    // Integer sums that wrap, bit-identical over 20 runs.
+    all.push(
+        case(
+            Elem::I32,
+            ReduceOp::Sum,
+            100_003,
+            " all i32::MAX (wraps)",
+            |_, n| vec![i32::MAX as u32; n],
+            None,
+        )
+        .repeated(20),
+    );
+    all.push(
+        case(
+            Elem::U32,
+            ReduceOp::Sum,
+            1_000_003,
+            " x20 bit-identical",
+            inputs::u32_values,
+            None,
+        )
+        .repeated(20),
+    );
+    all.push(
+        case(
+            Elem::I32,
+            ReduceOp::Min,
+            65_537,
+            " x20 bit-identical",
+            inputs::u32_values,
+            None,
+        )
+        .repeated(20),
+    );
+    all.extend(error_cases());
+    all
+}
+
+/// A call that must fail with a given typed error.
+struct Rejects {
+    expected: &'static str,
+    call: fn(&Context<'_>) -> Result<()>,
+    is_expected: fn(&Error) -> bool,
+}
+
+impl Check for Rejects {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        Ok(match (self.call)(ctx) {
+            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
+            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
+            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
+        })
+    }
+}
+
+fn error_cases() -> Vec<Case> {
+    let rejects = |name: &str, expected, call, is_expected| {
+        Case::new(
+            format!("reduce rejects {name}"),
+            "reduce",
+            CaseGroup::Errors,
+            true,
+            move || Rejects {
+                expected,
+                call,
+                is_expected,
+            },
+        )
+    };
+    vec![
+        rejects(
+            "min of an empty slice",
+            "EmptyReduction",
+            |ctx| reduce_slice::<f32>(ctx.backend, &[], ReduceOp::Min).map(drop),
+            |e| matches!(e, Error::EmptyReduction { .. }),
+        ),
+        rejects(
+            "max of an empty slice",
+            "EmptyReduction",
+            |ctx| reduce_slice::<u32>(ctx.backend, &[], ReduceOp::Max).map(drop),
+            |e| matches!(e, Error::EmptyReduction { .. }),
+        ),
+        rejects(
+            "an input buffer shorter than its length",
+            "ShapeMismatch",
+            |ctx| {
+                let spec = ReduceSpec {
+                    elem: Elem::F32,
+                    op: ReduceOp::Sum,
+                    len: 1000,
+                };
+                let plan = ReducePlan::new(ctx.backend, &spec)?;
+                let short = ctx.backend.alloc(999 * 4)?;
+                let out = ctx.backend.alloc(4)?;
+                plan.encode(&short, &out)
+            },
+            |e| matches!(e, Error::ShapeMismatch(_)),
+        ),
+    ]
+}

@@ -1,0 +1,185 @@
+//! The reduce plan: one or two passes of the kernel.
+
+use super::spec::ReduceSpec;
+use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use rosetta_core::{Backend, Buffer, Error, Kernel, Launch, Result};
+use std::sync::Arc;
+
+/// Elements one invocation loads per step (one 4-word vector).
+const VECTOR: u64 = 4;
+
+/// How the workgroup combines its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceVariant {
+    /// A shared-memory tree.
+    Tree,
+    /// Subgroup operations first, then the tree over one value per subgroup
+    /// (devices with subgroup ops only).
+    Subgroups,
+}
+
+impl ReduceVariant {
+    /// Every variant.
+    pub const ALL: [ReduceVariant; 2] = [ReduceVariant::Tree, ReduceVariant::Subgroups];
+
+    /// The name in reports and the tuning cache.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceVariant::Tree => "tree",
+            ReduceVariant::Subgroups => "subgroups",
+        }
+    }
+
+    /// The variant called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// The variants a device can run.
+    pub fn available(caps: &rosetta_core::Capabilities) -> Vec<Self> {
+        Self::ALL
+            .into_iter()
+            .filter(|v| *v == ReduceVariant::Tree || caps.subgroup_ops)
+            .collect()
+    }
+}
+
+/// The tuner's key for a reduction: element type, op and length class.
+pub fn tune_class(spec: &ReduceSpec) -> String {
+    let log2 = 64 - (spec.len.max(1) as u64 - 1).leading_zeros().min(63);
+    format!("{} {} n<=2^{log2}", spec.elem, spec.op)
+}
+
+/// A compiled reduction: one or two passes of the kernel.
+pub struct ReducePlan {
+    backend: Arc<dyn Backend>,
+    spec: ReduceSpec,
+    variant: ReduceVariant,
+    tuned: bool,
+    kernel: Kernel,
+    first: Launch,
+    last: Launch,
+    /// One word per first-pass group, when there is more than one.
+    partials: Option<Buffer>,
+}
+
+impl ReducePlan {
+    /// Plan with the tuned variant for this device and shape, or the default.
+    pub fn new(backend: &Arc<dyn Backend>, spec: &ReduceSpec) -> Result<Self> {
+        let caps = &backend.info().caps;
+        let tuned = TuningCache::for_device(backend.info())
+            .lookup("reduce", &tune_class(spec))
+            .and_then(|c| ReduceVariant::from_name(&c.variant))
+            .filter(|v| ReduceVariant::available(caps).contains(v));
+        let default = if caps.subgroup_ops {
+            ReduceVariant::Subgroups
+        } else {
+            ReduceVariant::Tree
+        };
+        let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
+        plan.tuned = tuned.is_some();
+        Ok(plan)
+    }
+
+    /// Plan with a given variant (conformance forces each one).
+    pub fn with_variant(
+        backend: &Arc<dyn Backend>,
+        spec: &ReduceSpec,
+        variant: ReduceVariant,
+    ) -> Result<Self> {
+        spec.validate()?;
+        let caps = &backend.info().caps;
+        if !ReduceVariant::available(caps).contains(&variant) {
+            return Err(Error::unsupported(
+                backend.info().api,
+                format!(
+                    "reduce variant '{}' needs subgroup operations",
+                    variant.name()
+                ),
+            ));
+        }
+        u32_param("reduce length (elements)", spec.len as u64)?;
+        let group_size = preferred_group_size(caps);
+        let shared_bytes = group_size * 4;
+        let wanted = (spec.len as u64)
+            .div_ceil(u64::from(group_size) * VECTOR)
+            .max(1);
+        let groups = wanted.min(u64::from(caps.saturating_groups(group_size))) as u32;
+        let first = Launch::linear(groups, group_size, shared_bytes);
+        let last = Launch::linear(1, group_size, shared_bytes);
+        let kernel = prepare_kernel(
+            backend,
+            super::kernel(),
+            &[
+                ("GROUP_SIZE", group_size),
+                ("ELEM", spec.elem.code()),
+                ("OP", spec.op.code()),
+                ("SUBGROUPS", u32::from(variant == ReduceVariant::Subgroups)),
+            ],
+            &first,
+        )?;
+        let partials = if groups > 1 {
+            Some(backend.alloc(u64::from(groups) * 4)?)
+        } else {
+            None
+        };
+        Ok(ReducePlan {
+            backend: Arc::clone(backend),
+            spec: *spec,
+            variant,
+            tuned: false,
+            kernel,
+            first,
+            last,
+            partials,
+        })
+    }
+
+    /// What the plan reduces.
+    pub fn spec(&self) -> &ReduceSpec {
+        &self.spec
+    }
+
+    /// The variant it runs.
+    pub fn variant(&self) -> ReduceVariant {
+        self.variant
+    }
+
+    /// Whether the variant came from the tuning cache.
+    pub fn tuned(&self) -> bool {
+        self.tuned
+    }
+
+    /// Enqueue the passes: `output`'s first word receives the result's bits.
+    pub fn encode(&self, input: &Buffer, output: &Buffer) -> Result<()> {
+        let n = self.spec.len as u32; // checked in `with_variant`
+        check_binding(
+            &self.backend,
+            "reduce input",
+            input,
+            self.spec.len as u64 * 4,
+        )?;
+        check_binding(&self.backend, "reduce output", output, 4)?;
+        let backend = &self.backend;
+        // SAFETY: the kernel reads elements below `n` of its input (which
+        // holds `n` elements, checked above) and writes one word per group
+        // of its output: the first pass writes `first.groups[0]` partials
+        // (the partials buffer has one word per group), or, with one group,
+        // word 0 of `output` (at least 4 bytes, checked above); the second
+        // pass reads `groups` partials and writes word 0 of `output`.
+        unsafe {
+            match &self.partials {
+                None => backend.launch(&self.kernel, &self.first, &[input, output], &[n]),
+                Some(partials) => {
+                    backend.launch(&self.kernel, &self.first, &[input, partials], &[n])?;
+                    backend.launch(
+                        &self.kernel,
+                        &self.last,
+                        &[partials, output],
+                        &[self.first.groups[0]],
+                    )
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! What a reduction takes, its validation, host reference and error bound.
+
+use crate::op::Exact;
+use rayon::prelude::*;
+use rosetta_core::{bounds, Elem, Error, Result};
+use serde::Serialize;
+use std::fmt;
+
+/// Sum, min or max.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReduceOp {
+    /// Sum (integers wrap mod 2^32).
+    Sum,
+    /// Minimum (f32: NaN propagates).
+    Min,
+    /// Maximum (f32: NaN propagates).
+    Max,
+}
+
+impl ReduceOp {
+    /// Every reduction.
+    pub const ALL: [ReduceOp; 3] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max];
+
+    /// Value of the kernels' `OP` constant.
+    pub fn code(self) -> u32 {
+        match self {
+            ReduceOp::Sum => 0,
+            ReduceOp::Min => 1,
+            ReduceOp::Max => 2,
+        }
+    }
+
+    /// `sum`, `min`, `max`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+        }
+    }
+
+    /// The reduction called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        ReduceOp::ALL
+            .into_iter()
+            .find(|op| op.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for ReduceOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A reduction of `len` elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ReduceSpec {
+    /// f32, i32 or u32.
+    pub elem: Elem,
+    /// Sum, min or max.
+    pub op: ReduceOp,
+    /// Elements.
+    pub len: usize,
+}
+
+impl ReduceSpec {
+    /// Refuse what has no answer: min/max of nothing, u8 elements.
+    pub fn validate(&self) -> Result<()> {
+        if self.elem == Elem::U8 {
+            return Err(Error::InvalidArgument(
+                "reduce takes f32, i32 or u32".into(),
+            ));
+        }
+        if self.len == 0 && self.op != ReduceOp::Sum {
+            return Err(Error::EmptyReduction { op: self.op.name() });
+        }
+        Ok(())
+    }
+}
+
+/// The bound on an f32 sum of `n` terms: (n − 1)·2⁻²⁴·Σ|x|.
+pub fn sum_bound(n: usize, exact: &Exact) -> f64 {
+    bounds::sum_bound(n, exact.abs)
+}
+
+/// f64 sum of f32 values, with Σ|x|.
+pub fn sum_f32(x: &[f32]) -> Exact {
+    x.par_chunks(1 << 16)
+        .map(|chunk| {
+            chunk.iter().fold(Exact::default(), |mut acc, &v| {
+                acc.add(f64::from(v));
+                acc
+            })
+        })
+        .reduce(Exact::default, Exact::merge)
+}
+
+/// Min or max of f32 values; NaN propagates (as numpy and torch). `None`
+/// when empty.
+pub fn min_max_f32(x: &[f32], op: ReduceOp) -> Option<f32> {
+    let pick = |a: f32, b: f32| -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else if op == ReduceOp::Min {
+            a.min(b)
+        } else {
+            a.max(b)
+        }
+    };
+    x.par_chunks(1 << 16)
+        .map(|chunk| chunk.iter().copied().reduce(pick))
+        .reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(pick(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+}
+
+/// Integers with wrapping addition (i32, u32).
+pub trait IntElem: Copy + Ord + Send + Sync {
+    /// 0.
+    const ZERO: Self;
+    /// Addition mod 2^32.
+    fn wrapping_add(self, other: Self) -> Self;
+}
+
+impl IntElem for i32 {
+    const ZERO: Self = 0;
+    fn wrapping_add(self, other: Self) -> Self {
+        i32::wrapping_add(self, other)
+    }
+}
+
+impl IntElem for u32 {
+    const ZERO: Self = 0;
+    fn wrapping_add(self, other: Self) -> Self {
+        u32::wrapping_add(self, other)
+    }
+}
+
+/// Exact integer reduction: wrapping sum, min or max. `None` for an empty
+/// min/max.
+pub fn reduce_int<T: IntElem>(x: &[T], op: ReduceOp) -> Option<T> {
+    match op {
+        ReduceOp::Sum => Some(
+            x.par_chunks(1 << 16)
+                .map(|c| c.iter().fold(T::ZERO, |a, &b| a.wrapping_add(b)))
+                .reduce(|| T::ZERO, |a, b| a.wrapping_add(b)),
+        ),
+        ReduceOp::Min => x.par_iter().copied().min(),
+        ReduceOp::Max => x.par_iter().copied().max(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_propagates_through_min_and_max() {
+        let x = [1.0, f32::NAN, -3.0];
+        assert!(min_max_f32(&x, ReduceOp::Min).unwrap().is_nan());
+        assert!(min_max_f32(&x, ReduceOp::Max).unwrap().is_nan());
+        assert_eq!(
+            min_max_f32(&[2.0, f32::NEG_INFINITY], ReduceOp::Min),
+            Some(f32::NEG_INFINITY)
+        );
+        assert_eq!(min_max_f32(&[], ReduceOp::Max), None);
+    }
+
+    #[test]
+    fn integer_sums_wrap() {
+        assert_eq!(reduce_int(&[u32::MAX, 2], ReduceOp::Sum), Some(1));
+        assert_eq!(reduce_int(&[i32::MAX, 1], ReduceOp::Sum), Some(i32::MIN));
+        assert_eq!(reduce_int(&[5i32, -7, 3], ReduceOp::Min), Some(-7));
+        assert_eq!(reduce_int::<u32>(&[], ReduceOp::Sum), Some(0));
+    }
+
+    #[test]
+    fn empty_min_max_and_u8_are_refused() {
+        let spec = |elem, op, len| ReduceSpec { elem, op, len };
+        assert!(spec(Elem::F32, ReduceOp::Sum, 0).validate().is_ok());
+        assert!(matches!(
+            spec(Elem::F32, ReduceOp::Min, 0).validate(),
+            Err(Error::EmptyReduction { .. })
+        ));
+        assert!(spec(Elem::U8, ReduceOp::Sum, 4).validate().is_err());
+    }
+}
