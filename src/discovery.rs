@@ -1,8 +1,9 @@
 //! Discovery of every device of every compiled-in API.
 
 use crate::device::Device;
+use crate::error::{Error, Result};
 use crate::selector::Selector;
-use rosetta_core::{Api, Backend, Error, Result};
+use rosetta_core::{Api, Backend};
 use std::sync::Arc;
 
 /// What one API has on this machine.
@@ -12,19 +13,24 @@ pub enum ApiStatus {
     NotCompiled,
     /// Compiled in, but the runtime is missing or failed (the reason).
     Unavailable(String),
-    /// Compiled in and working: its devices (possibly none).
+    /// Compiled in and working: its devices (possibly none), in a stable
+    /// order (the `N` of `api:N`).
     Devices(Vec<Device>),
 }
 
+/// One API's entry in a [`Discovery`].
 #[derive(Debug)]
 pub struct ApiEntry {
+    /// The API.
     pub api: Api,
+    /// What it has here.
     pub status: ApiStatus,
 }
 
 /// The result of probing a set of APIs.
 #[derive(Debug)]
 pub struct Discovery {
+    /// One entry per probed API, in [`Api::ALL`] order.
     pub apis: Vec<ApiEntry>,
 }
 
@@ -39,8 +45,10 @@ pub fn discover(apis: &[Api]) -> Discovery {
                 Some(Ok(backends)) => {
                     ApiStatus::Devices(backends.into_iter().map(Device::new).collect())
                 }
-                Some(Err(Error::Unavailable { reason, .. })) => ApiStatus::Unavailable(reason),
-                Some(Err(other)) => ApiStatus::Unavailable(other.to_string()),
+                Some(Err(rosetta_core::Error::Unavailable { reason, .. })) => {
+                    ApiStatus::Unavailable(reason)
+                }
+                Some(Err(other)) => ApiStatus::Unavailable(other.chain()),
             };
             match &status {
                 ApiStatus::Devices(d) => tracing::info!(%api, devices = d.len(), "discovered"),
@@ -53,7 +61,7 @@ pub fn discover(apis: &[Api]) -> Discovery {
     Discovery { apis }
 }
 
-type Probe = Result<Vec<Arc<dyn Backend>>>;
+type Probe = rosetta_core::Result<Vec<Arc<dyn Backend>>>;
 
 /// `None` when the API's feature is off.
 fn probe(api: Api) -> Option<Probe> {
@@ -111,6 +119,7 @@ impl Discovery {
         })
     }
 
+    /// The entry of one API, if it was probed.
     pub fn entry(&self, api: Api) -> Option<&ApiEntry> {
         self.apis.iter().find(|e| e.api == api)
     }

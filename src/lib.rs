@@ -1,14 +1,17 @@
 //! rosetta: the same shared-memory GPU algorithms — reduction, histogram,
-//! convolution, matrix multiply — written once per compute API (WGSL for wgpu,
-//! CUDA C through NVRTC, GLSL → SPIR-V for Vulkan, OpenCL C, Rust for the CPU),
-//! behind one API.
+//! convolution, scan, matrix multiply — written once per compute API (WGSL
+//! for wgpu, CUDA C through NVRTC, GLSL → SPIR-V for Vulkan, OpenCL C, Rust
+//! for the CPU), behind one API; a conformance suite that checks every device
+//! against one host reference; and your own kernels checked the same way.
 //!
 //! ```no_run
-//! use rosetta::{discover, ReduceOp};
+//! use rosetta::{discover, Api, ReduceOp};
 //!
-//! let devices = discover(&rosetta::Api::ALL).select(&["all"])?;
+//! let devices = discover(&Api::ALL).select(&["all"])?;
 //! for device in &devices {
-//!     let sum = device.reduce(&[1.0f32, 2.0, 3.0], ReduceOp::Sum)?;
+//!     // Data stays on the device between ops.
+//!     let x = device.upload(&[1.0f32, 2.0, 3.0])?;
+//!     let sum = x.reduce(ReduceOp::Sum)?.to_vec()?[0];
 //!     println!("{}: {sum}", device.info().id());
 //! }
 //! # Ok::<(), rosetta::Error>(())
@@ -17,26 +20,36 @@
 //! Backends are cargo features (`wgpu`, `vulkan`, `opencl`, `cuda`; the CPU
 //! backend is always there). [`conform`] runs identical seeded cases on every
 //! device and compares each with the host reference; [`bench`] times the ops
-//! with each API's own timers.
+//! with each API's own timers. The command line, the HTML report and `.npy`
+//! files are behind the `cli` feature.
+
+#![warn(missing_docs)]
 
 pub mod bench;
+mod buffer;
 pub mod conform;
 mod device;
 mod discovery;
-pub mod npy;
-pub mod report;
+mod error;
+mod litmus;
+mod machine;
+mod ops;
 mod selector;
+pub mod user_kernel;
 
+pub use buffer::DeviceBuffer;
 pub use device::Device;
 pub use discovery::{discover, ApiEntry, ApiStatus, Discovery};
-pub use rosetta_core::ops::{
-    Border, Conv1dSpec, Conv2dSpec, Elem, Element, HistogramInput, HistogramSpec, MatmulSpec,
-    ReduceOp, ReduceSpec,
+pub use error::{Error, Result};
+pub use machine::Machine;
+pub use rosetta_core::{
+    Access, Api, Capabilities, Clock, DeviceInfo, DeviceType, Elem, Element, KernelDef, KernelSpec,
+    Language, Launch,
 };
-pub use rosetta_core::{Api, Capabilities, Clock, DeviceInfo, DeviceType, Error, Result};
-pub use rosetta_kernels::histogram::HistogramPath;
+pub use rosetta_kernels::reduce::ReduceOp;
 pub use selector::Selector;
 
-/// Re-exported building blocks for backends and advanced users.
+/// The core: the device API, kernels, errors, the contract suite.
 pub use rosetta_core as core;
+/// The ops: plans, specs, references, cases, workloads.
 pub use rosetta_kernels as kernels;

@@ -1,6 +1,7 @@
 //! Device selectors: `api`, `api:N`, `api:text`, or `all`.
 
-use rosetta_core::{Api, DeviceInfo, Error, Result};
+use crate::error::{Error, Result};
+use rosetta_core::{Api, DeviceInfo};
 use std::fmt;
 
 /// Which devices a `--backend` argument names.
@@ -17,6 +18,7 @@ pub enum Selector {
 }
 
 impl Selector {
+    /// Parse `all`, `api`, `api:N` or `api:text`.
     pub fn parse(text: &str) -> Result<Self> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("all") {
@@ -56,6 +58,7 @@ impl Selector {
         }
     }
 
+    /// Whether the selector names this device.
     pub fn matches(&self, info: &DeviceInfo) -> bool {
         match self {
             Selector::All => true,

@@ -2,12 +2,12 @@
 //! needs, how it is charted, and how its output is checked.
 
 use rosetta_core::{Backend, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Size preset. `Large` is the reference table on GPUs, scaled down on CPU
 /// devices (the CPU backend, lavapipe, PoCL).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Size {
     /// Seconds on any device.
@@ -40,7 +40,7 @@ impl Size {
 }
 
 /// What a workload's chart shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Metric {
     /// GB/s of the least traffic (`bytes` / time).

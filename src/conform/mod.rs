@@ -1,104 +1,94 @@
-//! The conformance suite: identical seeded inputs on every device, each result
-//! compared with the host reference within its bound (never with another
-//! backend). `rosetta conform` and the tests in `tests/` run the same cases.
+//! The conformance suite's runner: identical seeded inputs on every device,
+//! each result compared with the host reference within its bound (never with
+//! another device). The cases come from the ops (`rosetta_kernels::ops()`),
+//! plus the memory-model litmus tests.
+//!
+//! Devices on different physical devices run concurrently; devices that share
+//! one (the same GPU through several APIs, or every CPU-type device) run one
+//! after another. Each case's inputs and reference are made once and shared.
 
-mod cases;
-mod checks;
+mod schedule;
 
-pub use cases::cases;
+pub use schedule::{physical_groups, PhysicalGroup};
 
 use crate::device::Device;
-use rosetta_core::{Api, DeviceInfo, Error, Result};
-use serde::Serialize;
-use std::time::Instant;
+use crate::machine::Machine;
+use rosetta_core::DeviceInfo;
+use rosetta_kernels::op::{Case, CaseGroup, Context, Status};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-/// One conformance case: how to make its inputs and reference, and how to
-/// check a device against them.
-pub struct Case {
-    pub name: String,
-    pub op: &'static str,
-    /// Part of `--quick` (small inputs, every op and path).
-    pub quick: bool,
-    /// Runs per device; results must be bit-identical across runs.
-    pub repeat: usize,
-    make: Box<dyn Fn() -> Box<dyn Check> + Send + Sync>,
-}
-
-impl Case {
-    fn new<C: Check + 'static>(
-        name: impl Into<String>,
-        op: &'static str,
-        quick: bool,
-        make: impl Fn() -> C + Send + Sync + 'static,
-    ) -> Self {
-        Case {
-            name: name.into(),
-            op,
-            quick,
-            repeat: 1,
-            make: Box::new(move || Box::new(make())),
-        }
-    }
-
-    fn repeated(mut self, times: usize) -> Self {
-        self.repeat = times;
-        self
-    }
-}
-
-/// A case's prepared inputs and reference.
-trait Check: Send + Sync {
-    fn run(&self, device: &Device) -> Result<Verdict>;
-}
-
-/// What one run of a case on one device gave.
-#[derive(Debug, Clone)]
-struct Verdict {
-    passed: bool,
-    /// Worst |error| / bound over the outputs (floating-point ops).
-    error_ratio: Option<f64>,
-    detail: String,
-    /// Hash of the result's bits, for the repeat check.
-    fingerprint: u64,
-}
+/// The JSON schema id of [`Report`].
+pub const SCHEMA: &str = "rosetta-conform/2";
 
 /// One case on one device.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
+    /// `api:index`.
     pub device: String,
-    pub passed: bool,
-    /// Worst |error| / bound (≤ 1 passes); absent for exact ops.
+    /// Passed, failed, skipped or unsupported.
+    pub status: Status,
+    /// Worst |error| / bound (≤ 1 passes); absent for exact results.
     pub error_ratio: Option<f64>,
-    /// Why it failed, or a note.
+    /// Why it failed or was skipped, or a note.
     pub detail: String,
+    /// Wall time of the case on this device.
     pub seconds: f64,
+    /// Named counts (litmus outcomes).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub counts: std::collections::BTreeMap<String, u64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// One case on every device.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CaseReport {
+    /// The case's name.
     pub name: String,
-    pub op: &'static str,
+    /// The op (or `memory-model`).
+    pub op: String,
+    /// The suite's part.
+    pub group: CaseGroup,
     /// One per device, in the order of [`Report::devices`].
     pub results: Vec<Outcome>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// Counts per device.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct DeviceSummary {
+    /// `api:index`.
     pub device: String,
+    /// The device's name.
     pub name: String,
+    /// Cases that passed.
     pub passed: usize,
+    /// Cases that failed.
     pub failed: usize,
+    /// Cases skipped (the device cannot hold them).
+    pub skipped: usize,
+    /// Cases the device or backend cannot run.
+    pub unsupported: usize,
 }
 
 /// The conformance matrix: cases × devices.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// Where the run happened.
+    pub machine: Machine,
+    /// The devices, in column order.
     pub devices: Vec<DeviceInfo>,
+    /// The cases, in row order.
     pub cases: Vec<CaseReport>,
+    /// Counts per device.
     pub summary: Vec<DeviceSummary>,
     /// Required APIs that found no device (each fails the run).
     pub missing: Vec<String>,
+    /// No failure and nothing missing.
     pub passed: bool,
+    /// Wall time of the whole run.
+    pub seconds: f64,
 }
 
 impl Report {
@@ -109,19 +99,46 @@ impl Report {
             .flat_map(|c| {
                 c.results
                     .iter()
-                    .filter(|o| !o.passed)
+                    .filter(|o| o.status == Status::Failed)
                     .map(move |o| format!("{} on {}: {}", c.name, o.device, o.detail))
             })
             .collect()
     }
 }
 
+/// How to run the suite.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `--quick`: the quick cases, and short litmus budgets.
+    pub quick: bool,
+    /// Time budget of each budgeted check (litmus stress) per device.
+    pub budget: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            quick: false,
+            budget: Duration::from_secs(2),
+        }
+    }
+}
+
 /// Progress of a run, for progress bars.
 pub struct Progress<'a> {
+    /// (case, device) pairs done.
     pub done: usize,
+    /// (case, device) pairs in all.
     pub total: usize,
+    /// The case now running.
     pub case: &'a str,
-    pub device: &'a str,
+}
+
+/// Every case of every op, plus the memory-model group.
+pub fn all_cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = rosetta_kernels::ops().iter().flat_map(|op| op.cases()).collect();
+    cases.extend(crate::litmus::cases());
+    cases
 }
 
 /// Run `cases` on `devices`. Missing `required` APIs fail the report.
@@ -129,32 +146,64 @@ pub fn run(
     devices: &[Device],
     cases: &[Case],
     missing: Vec<String>,
-    mut progress: impl FnMut(Progress<'_>),
+    options: &Options,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Report {
+    let started = Instant::now();
     let total = cases.len() * devices.len();
-    let mut done = 0;
+    let done = AtomicUsize::new(0);
+    let groups = physical_groups(devices);
     let mut reports = Vec::with_capacity(cases.len());
     for case in cases {
-        let check = (case.make)();
-        let mut results = Vec::with_capacity(devices.len());
-        for device in devices {
-            let id = device.info().id();
-            progress(Progress {
-                done,
-                total,
-                case: &case.name,
-                device: &id,
-            });
-            let outcome = run_one(case, check.as_ref(), device);
-            if !outcome.passed {
-                tracing::warn!(case = %case.name, device = %id, detail = %outcome.detail, "case failed");
-            }
-            results.push(outcome);
-            done += 1;
+        progress(Progress { done: done.load(Ordering::Relaxed), total, case: &case.name });
+        let check = case.prepare();
+        let mut results: Vec<Option<Outcome>> = vec![None; devices.len()];
+        let per_group: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = groups
+                .iter()
+                .map(|group| {
+                    let check = check.as_ref();
+                    let done = &done;
+                    scope.spawn(move || {
+                        group
+                            .members
+                            .iter()
+                            .map(|&i| {
+                                let outcome = run_one(case, check, &devices[i], options);
+                                let now = done.fetch_add(1, Ordering::Relaxed) + 1;
+                                progress(Progress { done: now, total, case: &case.name });
+                                (i, outcome)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        for (i, outcome) in per_group.into_iter().flatten() {
+            results[i] = Some(outcome);
         }
+        let results = results
+            .into_iter()
+            .zip(devices)
+            .map(|(o, d)| {
+                o.unwrap_or_else(|| Outcome {
+                    device: d.info().id(),
+                    status: Status::Failed,
+                    error_ratio: None,
+                    detail: "the case panicked (a bug in rosetta)".into(),
+                    seconds: 0.0,
+                    counts: Default::default(),
+                })
+            })
+            .collect();
         reports.push(CaseReport {
             name: case.name.clone(),
-            op: case.op,
+            op: case.op.to_string(),
+            group: case.group,
             results,
         });
     }
@@ -162,92 +211,65 @@ pub fn run(
         .iter()
         .enumerate()
         .map(|(i, device)| {
-            let passed = reports.iter().filter(|c| c.results[i].passed).count();
-            DeviceSummary {
+            let mut s = DeviceSummary {
                 device: device.info().id(),
                 name: device.info().name.clone(),
-                passed,
-                failed: reports.len() - passed,
+                ..Default::default()
+            };
+            for c in &reports {
+                match c.results[i].status {
+                    Status::Passed => s.passed += 1,
+                    Status::Failed => s.failed += 1,
+                    Status::Skipped => s.skipped += 1,
+                    Status::Unsupported => s.unsupported += 1,
+                }
             }
+            s
         })
         .collect();
     let passed = missing.is_empty() && !devices.is_empty() && summary.iter().all(|s| s.failed == 0);
     Report {
+        schema: SCHEMA.into(),
+        machine: Machine::this(),
         devices: devices.iter().map(|d| d.info().clone()).collect(),
         cases: reports,
         summary,
         missing,
         passed,
-    }
-}
-
-fn run_one(case: &Case, check: &dyn Check, device: &Device) -> Outcome {
-    let started = Instant::now();
-    let mut first: Option<Verdict> = None;
-    let mut failure: Option<String> = None;
-    for attempt in 0..case.repeat.max(1) {
-        match check.run(device) {
-            Ok(verdict) if !verdict.passed => {
-                failure = Some(verdict.detail.clone());
-                first.get_or_insert(verdict);
-                break;
-            }
-            Ok(verdict) => match &first {
-                Some(f) if f.fingerprint != verdict.fingerprint => {
-                    failure = Some(format!(
-                        "run {} differs from run 1 (results must be bit-identical)",
-                        attempt + 1
-                    ));
-                    break;
-                }
-                Some(_) => {}
-                None => first = Some(verdict),
-            },
-            Err(e) => {
-                failure = Some(format!("error: {e}"));
-                break;
-            }
-        }
-    }
-    let diagnostics = device.backend().take_diagnostics();
-    if !diagnostics.is_empty() && failure.is_none() {
-        failure = Some(format!(
-            "{} validation message(s): {}",
-            diagnostics.len(),
-            diagnostics.join(" | ")
-        ));
-    }
-    let error_ratio = first.as_ref().and_then(|v| v.error_ratio);
-    Outcome {
-        device: device.info().id(),
-        passed: failure.is_none(),
-        error_ratio,
-        detail: failure.unwrap_or_else(|| first.map(|v| v.detail).unwrap_or_default()),
         seconds: started.elapsed().as_secs_f64(),
     }
 }
 
-/// APIs listed in `ROSETTA_REQUIRE` (comma-separated), if set.
-pub fn required_apis() -> Result<Option<Vec<Api>>> {
-    let Ok(text) = std::env::var("ROSETTA_REQUIRE") else {
-        return Ok(None);
+fn run_one(case: &Case, check: &dyn rosetta_kernels::op::Check, device: &Device, options: &Options) -> Outcome {
+    let started = Instant::now();
+    let ctx = Context {
+        backend: device.backend(),
+        quick: options.quick,
+        budget: options.budget,
     };
-    text.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|name| {
-            Api::from_name(name).ok_or_else(|| {
-                Error::InvalidArgument(format!("ROSETTA_REQUIRE names unknown API '{name}'"))
-            })
-        })
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
+    let verdict = case.run_on(check, &ctx);
+    if verdict.status == Status::Failed {
+        tracing::warn!(case = %case.name, device = %device.info().id(), detail = %verdict.detail, "case failed");
+    }
+    Outcome {
+        device: device.info().id(),
+        status: verdict.status,
+        error_ratio: verdict.error_ratio,
+        detail: verdict.detail,
+        seconds: started.elapsed().as_secs_f64(),
+        counts: verdict.counts,
+    }
+}
+
+/// APIs listed in `ROSETTA_REQUIRE` (comma-separated), if set.
+pub fn required_apis() -> crate::Result<Vec<rosetta_core::Api>> {
+    Ok(rosetta_core::contract::required_apis()?)
 }
 
 /// For each required API without a device among `devices`, a line saying why
 /// (from the discovery, when it knows).
 pub fn missing_required(
-    required: &[Api],
+    required: &[rosetta_core::Api],
     devices: &[Device],
     discovery: &crate::Discovery,
 ) -> Vec<String> {

@@ -1,0 +1,85 @@
+//! The facade's errors: device errors from rosetta-core, kept whole, apart
+//! from the facade's own (selectors, files).
+
+use std::path::PathBuf;
+
+/// `Result` with the facade's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A device, kernel or op error (see [`rosetta_core::Error`]).
+    #[error(transparent)]
+    Device(#[from] rosetta_core::Error),
+
+    /// A device selector that names no device (or is malformed).
+    #[error("no device matches '{selector}'{hint}")]
+    NoDevice {
+        /// The selector as given.
+        selector: String,
+        /// Why, and what is available.
+        hint: String,
+    },
+
+    /// A file that can't be read as the array or JSON it should hold.
+    #[error("{}: {reason}", path.display())]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A request the command line or a caller got wrong.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    /// True for errors caused by what the caller asked for (CLI exit code 2),
+    /// false for failures of a device, a file write or the environment (1).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            Error::Device(e) => e.is_usage(),
+            Error::NoDevice { .. } | Error::BadFile { .. } | Error::Usage(_) => true,
+            Error::Io { .. } => false,
+        }
+    }
+
+    /// The message with every source appended, on one line.
+    pub fn chain(&self) -> String {
+        match self {
+            Error::Device(e) => e.chain(),
+            other => {
+                let mut text = other.to_string();
+                let mut source = std::error::Error::source(other);
+                while let Some(cause) = source {
+                    text.push_str(": ");
+                    text.push_str(&cause.to_string());
+                    source = cause.source();
+                }
+                text
+            }
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! Checking your own kernel on every device, the way the conformance suite
+//! checks the built-in ones: the same inputs everywhere, each device's output
+//! compared with one reference — the values you give, or what the kernel's
+//! Rust version computes on the CPU backend — under a tolerance you choose.
+//!
+//! ```no_run
+//! # use rosetta::user_kernel::{KernelTest, Data, Expected, Tolerance};
+//! # fn demo(spec: rosetta::KernelSpec, devices: &[rosetta::Device]) -> rosetta::Result<()> {
+//! let test = KernelTest {
+//!     spec,
+//!     launch: rosetta::Launch::linear(4, 64, 0),
+//!     buffers: vec![Data::F32(vec![1.0; 256]), Data::Zeros { bytes: 1024 }],
+//!     params: vec![256],
+//!     expected: Expected::CpuVersion,
+//!     tolerance: Tolerance::Relative(1e-6),
+//! };
+//! // SAFETY: the kernel stays inside 256 elements of each buffer and ends.
+//! let report = unsafe { test.run(devices) }?;
+//! assert!(report.passed(), "{}", report.render());
+//! # Ok(()) }
+//! ```
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+use rosetta_core::{Access, Buffer, KernelSpec, Launch};
+use rosetta_kernels::op::Status;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// The initial contents of one buffer binding.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    /// f32 values (compared under the tolerance).
+    F32(Vec<f32>),
+    /// i32 values (compared exactly).
+    I32(Vec<i32>),
+    /// u32 values (compared exactly).
+    U32(Vec<u32>),
+    /// Bytes (compared exactly).
+    U8(Vec<u8>),
+    /// `bytes` of zeros (an output; compared exactly as words).
+    Zeros {
+        /// Size in bytes.
+        bytes: u64,
+    },
+}
+
+impl Data {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            Data::F32(v) => bytemuck::cast_slice(v).to_vec(),
+            Data::I32(v) => bytemuck::cast_slice(v).to_vec(),
+            Data::U32(v) => bytemuck::cast_slice(v).to_vec(),
+            Data::U8(v) => v.clone(),
+            Data::Zeros { bytes } => vec![0; *bytes as usize],
+        }
+    }
+
+    fn len_bytes(&self) -> u64 {
+        match self {
+            Data::F32(v) => v.len() as u64 * 4,
+            Data::I32(v) => v.len() as u64 * 4,
+            Data::U32(v) => v.len() as u64 * 4,
+            Data::U8(v) => v.len() as u64,
+            Data::Zeros { bytes } => *bytes,
+        }
+    }
+
+    /// The same kind of data holding `bytes`.
+    fn like(&self, bytes: &[u8]) -> Data {
+        match self {
+            Data::F32(_) => Data::F32(bytemuck::pod_collect_to_vec(bytes)),
+            Data::I32(_) => Data::I32(bytemuck::pod_collect_to_vec(bytes)),
+            Data::U32(_) | Data::Zeros { .. } => Data::U32(bytemuck::pod_collect_to_vec(bytes)),
+            Data::U8(_) => Data::U8(bytes.to_vec()),
+        }
+    }
+}
+
+/// What the outputs should be.
+#[derive(Debug, Clone)]
+pub enum Expected {
+    /// What the kernel's Rust version computes on the CPU backend.
+    CpuVersion,
+    /// The contents of each binding after the launch (`None`: not checked).
+    Given(Vec<Option<Data>>),
+}
+
+/// How close f32 outputs must be (integers and bytes are always exact).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tolerance {
+    /// Bit-identical.
+    Exact,
+    /// |got − expected| ≤ this.
+    Absolute(f64),
+    /// |got − expected| ≤ this · |expected| (NaN must meet NaN).
+    Relative(f64),
+}
+
+/// A user kernel's test: one launch on fresh buffers per device.
+#[derive(Debug, Clone)]
+pub struct KernelTest {
+    /// The kernel and its constants.
+    pub spec: KernelSpec,
+    /// The launch (checked against each device).
+    pub launch: Launch,
+    /// Initial contents, one per binding.
+    pub buffers: Vec<Data>,
+    /// The param words.
+    pub params: Vec<u32>,
+    /// The reference.
+    pub expected: Expected,
+    /// For f32 outputs.
+    pub tolerance: Tolerance,
+}
+
+/// One device's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceResult {
+    /// `api:index`.
+    pub device: String,
+    /// The device's name.
+    pub name: String,
+    /// Passed, failed, or unsupported (no source in the API's language).
+    pub status: Status,
+    /// The first difference, or the error.
+    pub detail: String,
+    /// Largest |got − expected| over f32 outputs.
+    pub max_error: Option<f64>,
+}
+
+/// The results on every device.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelReport {
+    /// The kernel's label (name and constants).
+    pub kernel: String,
+    /// One per device.
+    pub results: Vec<DeviceResult>,
+}
+
+impl KernelReport {
+    /// Every device passed or lacks the kernel's language (none failed), and
+    /// at least one passed.
+    pub fn passed(&self) -> bool {
+        self.results.iter().any(|r| r.status == Status::Passed)
+            && self.results.iter().all(|r| r.status != Status::Failed)
+    }
+
+    /// One line per device.
+    pub fn render(&self) -> String {
+        let mut out = format!("{}\n", self.kernel);
+        for r in &self.results {
+            let status = match r.status {
+                Status::Passed => "ok",
+                Status::Failed => "FAIL",
+                Status::Skipped => "skipped",
+                Status::Unsupported => "unsupported",
+            };
+            out.push_str(&format!("  {:<10} {status:<11} {} {}\n", r.device, r.name, r.detail));
+        }
+        out
+    }
+}
+
+impl KernelTest {
+    /// Run the test on every device and compare each with the reference.
+    ///
+    /// # Safety
+    /// As [`Device::launch`]: for these params and this launch the kernel
+    /// stays inside the buffers (sized by [`KernelTest::buffers`], rounded up
+    /// to 16 bytes) and its shared memory, and terminates — in every
+    /// language it has, and in its Rust version when the reference is
+    /// [`Expected::CpuVersion`].
+    pub unsafe fn run(&self, devices: &[Device]) -> Result<KernelReport> {
+        if self.buffers.len() != self.spec.def().bindings().len() {
+            return Err(Error::Usage(format!(
+                "kernel '{}' has {} bindings, the test gives {} buffers",
+                self.spec.def().name(),
+                self.spec.def().bindings().len(),
+                self.buffers.len()
+            )));
+        }
+        let expected: Vec<Option<Data>> = match &self.expected {
+            Expected::Given(outputs) => outputs.clone(),
+            Expected::CpuVersion => {
+                let cpu = rosetta_backend_cpu::discover()?.remove(0);
+                // SAFETY: passed on from this function's contract (the Rust
+                // version is one of the kernel's languages).
+                let outputs = unsafe { self.launch_on(&cpu) }?;
+                outputs.into_iter().map(Some).collect()
+            }
+        };
+        let results = devices
+            .iter()
+            .map(|device| {
+                let info = device.info();
+                let mut result = DeviceResult {
+                    device: info.id(),
+                    name: info.name.clone(),
+                    status: Status::Passed,
+                    detail: String::new(),
+                    max_error: None,
+                };
+                // SAFETY: passed on from this function's contract.
+                match unsafe { self.launch_on(device.backend()) } {
+                    Err(rosetta_core::Error::Unsupported { what, .. }) => {
+                        result.status = Status::Unsupported;
+                        result.detail = what;
+                    }
+                    Err(e) => {
+                        result.status = Status::Failed;
+                        result.detail = format!("error: {}", e.chain());
+                    }
+                    Ok(outputs) => {
+                        if let Err(why) = self.compare(&outputs, &expected, &mut result.max_error) {
+                            result.status = Status::Failed;
+                            result.detail = why;
+                        }
+                    }
+                }
+                result
+            })
+            .collect();
+        Ok(KernelReport {
+            kernel: self.spec.label(),
+            results,
+        })
+    }
+
+    /// One launch on fresh buffers; the contents of every binding after it.
+    unsafe fn launch_on(&self, backend: &Arc<dyn rosetta_core::Backend>) -> rosetta_core::Result<Vec<Data>> {
+        let kernel = backend.compile(&self.spec)?;
+        let buffers = self
+            .buffers
+            .iter()
+            .map(|data| {
+                let buffer = backend.alloc(data.len_bytes())?;
+                if !matches!(data, Data::Zeros { .. }) {
+                    buffer.write_bytes(0, &data.bytes())?;
+                }
+                Ok(buffer)
+            })
+            .collect::<rosetta_core::Result<Vec<Buffer>>>()?;
+        let refs: Vec<&Buffer> = buffers.iter().collect();
+        // SAFETY: passed on from this function's contract.
+        unsafe { backend.launch(&kernel, &self.launch, &refs, &self.params) }?;
+        buffers
+            .iter()
+            .zip(&self.buffers)
+            .map(|(buffer, data)| {
+                let bytes: Vec<u8> = buffer.read(data.len_bytes() as usize)?;
+                Ok(data.like(&bytes))
+            })
+            .collect()
+    }
+
+    fn compare(&self, got: &[Data], expected: &[Option<Data>], max_error: &mut Option<f64>) -> Result<(), String> {
+        let accesses = self.spec.def().bindings();
+        for (i, (g, e)) in got.iter().zip(expected).enumerate() {
+            let Some(e) = e else { continue };
+            if accesses.get(i) == Some(&Access::Read) && matches!(self.expected, Expected::CpuVersion) {
+                continue;
+            }
+            match (g, e) {
+                (Data::F32(g), Data::F32(e)) => {
+                    if g.len() != e.len() {
+                        return Err(format!("binding {i}: {} values, expected {}", g.len(), e.len()));
+                    }
+                    for (j, (&a, &b)) in g.iter().zip(e).enumerate() {
+                        let err = (f64::from(a) - f64::from(b)).abs();
+                        let ok = match self.tolerance {
+                            _ if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
+                            Tolerance::Exact => a.to_bits() == b.to_bits(),
+                            Tolerance::Absolute(t) => err <= t,
+                            Tolerance::Relative(t) => err <= t * f64::from(b).abs(),
+                        };
+                        if err.is_finite() {
+                            *max_error = Some(max_error.unwrap_or(0.0).max(err));
+                        }
+                        if !ok {
+                            return Err(format!("binding {i}[{j}]: got {a:e}, expected {b:e}"));
+                        }
+                    }
+                }
+                (g, e) => {
+                    let (gb, eb) = (g.bytes(), e.bytes());
+                    if gb != eb {
+                        let at = gb.iter().zip(&eb).position(|(a, b)| a != b).unwrap_or(gb.len().min(eb.len()));
+                        return Err(format!("binding {i}: first difference at byte {at} (got {:?}, expected {:?})", g.like(&gb[at / 4 * 4..(at / 4 * 4 + 4).min(gb.len())]), e.like(&eb[at / 4 * 4..(at / 4 * 4 + 4).min(eb.len())])));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
