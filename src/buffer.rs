@@ -122,6 +122,12 @@ impl<T: Element> DeviceBuffer<T> {
 
 impl<T: Element> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceBuffer<{}>[{}] on {}", T::ELEM, self.len, self.device_info().id())
+        write!(
+            f,
+            "DeviceBuffer<{}>[{}] on {}",
+            T::ELEM,
+            self.len,
+            self.device_info().id()
+        )
     }
 }

@@ -53,3 +53,10 @@ pub use selector::Selector;
 pub use rosetta_core as core;
 /// The ops: plans, specs, references, cases, workloads.
 pub use rosetta_kernels as kernels;
+
+#[cfg(feature = "cli")]
+pub mod npy;
+#[cfg(feature = "cli")]
+pub mod output;
+#[cfg(feature = "cli")]
+pub mod report;

@@ -14,7 +14,14 @@ impl<T: Element> DeviceBuffer<T> {
     /// [`rosetta_core::Error::EmptyReduction`].
     pub fn reduce(&self, op: ReduceOp) -> Result<DeviceBuffer<T>> {
         let backend = self.backend();
-        let plan = ReducePlan::new(backend, &ReduceSpec { elem: T::ELEM, op, len: self.len() })?;
+        let plan = ReducePlan::new(
+            backend,
+            &ReduceSpec {
+                elem: T::ELEM,
+                op,
+                len: self.len(),
+            },
+        )?;
         let out = DeviceBuffer::zeros(backend, 1)?;
         plan.encode(self.raw(), out.raw())?;
         Ok(out)

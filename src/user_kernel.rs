@@ -156,7 +156,10 @@ impl KernelReport {
                 Status::Skipped => "skipped",
                 Status::Unsupported => "unsupported",
             };
-            out.push_str(&format!("  {:<10} {status:<11} {} {}\n", r.device, r.name, r.detail));
+            out.push_str(&format!(
+                "  {:<10} {status:<11} {} {}\n",
+                r.device, r.name, r.detail
+            ));
         }
         out
     }
@@ -228,7 +231,10 @@ impl KernelTest {
     }
 
     /// One launch on fresh buffers; the contents of every binding after it.
-    unsafe fn launch_on(&self, backend: &Arc<dyn rosetta_core::Backend>) -> rosetta_core::Result<Vec<Data>> {
+    unsafe fn launch_on(
+        &self,
+        backend: &Arc<dyn rosetta_core::Backend>,
+    ) -> rosetta_core::Result<Vec<Data>> {
         let kernel = backend.compile(&self.spec)?;
         let buffers = self
             .buffers
@@ -254,17 +260,28 @@ impl KernelTest {
             .collect()
     }
 
-    fn compare(&self, got: &[Data], expected: &[Option<Data>], max_error: &mut Option<f64>) -> Result<(), String> {
+    fn compare(
+        &self,
+        got: &[Data],
+        expected: &[Option<Data>],
+        max_error: &mut Option<f64>,
+    ) -> Result<(), String> {
         let accesses = self.spec.def().bindings();
         for (i, (g, e)) in got.iter().zip(expected).enumerate() {
             let Some(e) = e else { continue };
-            if accesses.get(i) == Some(&Access::Read) && matches!(self.expected, Expected::CpuVersion) {
+            if accesses.get(i) == Some(&Access::Read)
+                && matches!(self.expected, Expected::CpuVersion)
+            {
                 continue;
             }
             match (g, e) {
                 (Data::F32(g), Data::F32(e)) => {
                     if g.len() != e.len() {
-                        return Err(format!("binding {i}: {} values, expected {}", g.len(), e.len()));
+                        return Err(format!(
+                            "binding {i}: {} values, expected {}",
+                            g.len(),
+                            e.len()
+                        ));
                     }
                     for (j, (&a, &b)) in g.iter().zip(e).enumerate() {
                         let err = (f64::from(a) - f64::from(b)).abs();
@@ -285,8 +302,16 @@ impl KernelTest {
                 (g, e) => {
                     let (gb, eb) = (g.bytes(), e.bytes());
                     if gb != eb {
-                        let at = gb.iter().zip(&eb).position(|(a, b)| a != b).unwrap_or(gb.len().min(eb.len()));
-                        return Err(format!("binding {i}: first difference at byte {at} (got {:?}, expected {:?})", g.like(&gb[at / 4 * 4..(at / 4 * 4 + 4).min(gb.len())]), e.like(&eb[at / 4 * 4..(at / 4 * 4 + 4).min(eb.len())])));
+                        let at = gb
+                            .iter()
+                            .zip(&eb)
+                            .position(|(a, b)| a != b)
+                            .unwrap_or(gb.len().min(eb.len()));
+                        return Err(format!(
+                            "binding {i}: first difference at byte {at} (got {:?}, expected {:?})",
+                            g.like(&gb[at / 4 * 4..(at / 4 * 4 + 4).min(gb.len())]),
+                            e.like(&eb[at / 4 * 4..(at / 4 * 4 + 4).min(eb.len())])
+                        ));
                     }
                 }
             }

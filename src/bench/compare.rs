@@ -1,6 +1,6 @@
 //! `--compare BASELINE.json`: which results moved by more than they vary.
 
-use super::{BenchReport, BenchResult, Status};
+use super::{BenchReport, BenchResult, Status, SCHEMA};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -25,15 +25,63 @@ pub struct Comparison {
     pub change: Change,
 }
 
+/// A report that cannot be compared, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    #[error("baseline: {0}")]
+    Baseline(String),
+    #[error("this run: {0}")]
+    Current(String),
+}
+
+/// Check that `report` can be compared: its schema id is the one this build
+/// writes ([`SCHEMA`]), and every `ok` result has a device time whose median
+/// is finite and above 0 and whose spread is finite and not negative. The
+/// error is the reason, e.g. `schema is 'rosetta-bench/2', not 'rosetta-bench/1'`.
+pub fn validate(report: &BenchReport) -> Result<(), String> {
+    if report.schema != SCHEMA {
+        return Err(format!(
+            "schema is '{}', not '{SCHEMA}' (the schema this build reads and writes)",
+            report.schema.escape_debug()
+        ));
+    }
+    for r in report.results.iter().filter(|r| r.status == Status::Ok) {
+        let what = || format!("result '{}' on {}", r.label.escape_debug(), r.device);
+        let Some(t) = r.device_time else {
+            return Err(format!("{} is ok but has no device_time", what()));
+        };
+        if !(t.median_s.is_finite() && t.median_s > 0.0) {
+            return Err(format!(
+                "{} has median_s {}; a median must be finite and above 0",
+                what(),
+                t.median_s
+            ));
+        }
+        if !(t.spread.is_finite() && t.spread >= 0.0) {
+            return Err(format!(
+                "{} has spread {}; a spread must be finite and not negative",
+                what(),
+                t.spread
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Match results by device id, device name and workload label, and flag each
 /// whose median moved by more than the larger of the two measured spreads
-/// (and at least 1%).
-pub fn compare(baseline: &BenchReport, current: &BenchReport) -> Vec<Comparison> {
+/// (and at least 1%). Both reports must pass [`validate`].
+pub fn compare(
+    baseline: &BenchReport,
+    current: &BenchReport,
+) -> Result<Vec<Comparison>, CompareError> {
+    validate(baseline).map_err(CompareError::Baseline)?;
+    validate(current).map_err(CompareError::Current)?;
     let timed = |r: &BenchResult| match (r.status, r.device_time) {
         (Status::Ok, Some(t)) => Some(t),
         _ => None,
     };
-    current
+    Ok(current
         .results
         .iter()
         .filter_map(|cur| {
@@ -60,5 +108,91 @@ pub fn compare(baseline: &BenchReport, current: &BenchReport) -> Vec<Comparison>
                 change,
             })
         })
-        .collect()
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Stats;
+
+    fn report(median_s: f64, spread: f64) -> BenchReport {
+        let stats = Stats {
+            median_s,
+            min_s: median_s,
+            p90_s: median_s,
+            spread,
+        };
+        let result = BenchResult {
+            device: "cpu:0".into(),
+            device_name: "cpu".into(),
+            api: "cpu".into(),
+            op: "reduce".into(),
+            label: "sum f32 n=2^16".into(),
+            series: "sum f32".into(),
+            elements: 1 << 16,
+            bytes: 1 << 18,
+            flops: None,
+            status: Status::Ok,
+            detail: String::new(),
+            clock: None,
+            samples: 10,
+            device_time: Some(stats),
+            host_time: Some(stats),
+            gbps: None,
+            gflops: None,
+            copy_fraction: None,
+        };
+        BenchReport {
+            schema: SCHEMA.into(),
+            size: "small".into(),
+            devices: Vec::new(),
+            results: vec![result],
+        }
+    }
+
+    #[test]
+    fn flags_changes_beyond_the_spread() {
+        let c = compare(&report(1.0, 0.05), &report(1.2, 0.02)).unwrap();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].change, Change::Slower);
+        assert!((c[0].ratio - 1.2).abs() < 1e-12);
+        let c = compare(&report(1.0, 0.05), &report(0.97, 0.0)).unwrap();
+        assert_eq!(c[0].change, Change::Same);
+    }
+
+    #[test]
+    fn rejects_other_schemas_and_bad_medians() {
+        let good = report(1e-3, 0.1);
+        let mut other = good.clone();
+        other.schema = "rosetta-bench/2".into();
+        assert!(matches!(
+            compare(&other, &good),
+            Err(CompareError::Baseline(why)) if why.contains("rosetta-bench/2")
+        ));
+        for (median, spread) in [
+            (0.0, 0.0),
+            (-1e-3, 0.0),
+            (f64::NAN, 0.0),
+            (f64::INFINITY, 0.0),
+            (1e-3, f64::NAN),
+            (1e-3, -0.5),
+        ] {
+            let bad = report(median, spread);
+            assert!(matches!(
+                compare(&bad, &good),
+                Err(CompareError::Baseline(_))
+            ));
+            let err = compare(&good, &bad).unwrap_err();
+            assert!(matches!(&err, CompareError::Current(why) if why.contains("sum f32")));
+            assert!(err.to_string().starts_with("this run: "), "{err}");
+        }
+        let mut no_time = good.clone();
+        no_time.results[0].device_time = None;
+        assert!(compare(&no_time, &good).is_err());
+        // Results that are not ok carry no time and are not checked.
+        let mut wrong = report(0.0, 0.0);
+        wrong.results[0].status = Status::Wrong;
+        assert_eq!(compare(&wrong, &good).unwrap().len(), 0);
+    }
 }

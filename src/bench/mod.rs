@@ -18,7 +18,7 @@
 mod compare;
 mod table;
 
-pub use compare::{compare, Change, Comparison};
+pub use compare::{compare, validate, Change, CompareError, Comparison};
 pub use table::{format_seconds, render_table};
 
 use crate::conform::physical_groups;
@@ -97,7 +97,11 @@ impl Stats {
             median_s: median,
             min_s: s[0],
             p90_s: p90,
-            spread: if median > 0.0 { (p90 - s[0]) / median } else { 0.0 },
+            spread: if median > 0.0 {
+                (p90 - s[0]) / median
+            } else {
+                0.0
+            },
         })
     }
 }
@@ -181,21 +185,31 @@ pub struct BenchReport {
 impl BenchReport {
     /// Read a report, refusing other schemas and impossible times.
     pub fn from_json(path: &std::path::Path, text: &str) -> Result<Self> {
-        let bad = |reason: String| Error::BadFile { path: path.to_path_buf(), reason };
+        let bad = |reason: String| Error::BadFile {
+            path: path.to_path_buf(),
+            reason,
+        };
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(SCHEMA) => {}
-            Some(other) => return Err(bad(format!("schema '{other}' is not '{SCHEMA}' (re-run the benchmark with this version)"))),
+            Some(other) => {
+                return Err(bad(format!(
+                    "schema '{other}' is not '{SCHEMA}' (re-run the benchmark with this version)"
+                )))
+            }
             None => return Err(bad("no schema id: not a rosetta benchmark".into())),
         }
-        let report: BenchReport =
-            serde_json::from_value(value).map_err(|e| bad(format!("not a {SCHEMA} report: {e}")))?;
+        let report: BenchReport = serde_json::from_value(value)
+            .map_err(|e| bad(format!("not a {SCHEMA} report: {e}")))?;
         for r in &report.results {
             if let Some(t) = r.device_time {
                 for (what, v) in [("median", t.median_s), ("min", t.min_s), ("p90", t.p90_s)] {
                     if !(v.is_finite() && v > 0.0) {
-                        return Err(bad(format!("{} on {}: {what} time {v} is not a positive finite number", r.label, r.device)));
+                        return Err(bad(format!(
+                            "{} on {}: {what} time {v} is not a positive finite number",
+                            r.label, r.device
+                        )));
                     }
                 }
             }
@@ -219,9 +233,13 @@ pub struct Progress<'a> {
 /// The workloads of a preset for one device: the copy roofline first, then
 /// each selected op's.
 pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
-    let mut list = vec![rosetta_kernels::copy::workload(rosetta_kernels::roofline_words(options.size, device))];
+    let mut list = vec![rosetta_kernels::copy::workload(
+        rosetta_kernels::roofline_words(options.size, device),
+    )];
     for op in rosetta_kernels::ops() {
-        if op.name() == "copy" || !(options.ops.is_empty() || options.ops.iter().any(|o| o == op.name())) {
+        if op.name() == "copy"
+            || !(options.ops.is_empty() || options.ops.iter().any(|o| o == op.name()))
+        {
             continue;
         }
         list.extend(op.workloads(options.size, device));
@@ -235,7 +253,11 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
 }
 
 /// Benchmark on every device (see the module docs for concurrency).
-pub fn run(devices: &[Device], options: &Options, progress: &(dyn Fn(Progress<'_>) + Sync)) -> Result<BenchReport> {
+pub fn run(
+    devices: &[Device],
+    options: &Options,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<BenchReport> {
     let lists = devices
         .iter()
         .map(|d| workloads(d.info(), options))
@@ -253,12 +275,20 @@ pub fn run(devices: &[Device], options: &Options, progress: &(dyn Fn(Progress<'_
                     group
                         .members
                         .iter()
-                        .map(|&i| (i, run_device(&devices[i], &lists[i], options, done, total, progress)))
+                        .map(|&i| {
+                            (
+                                i,
+                                run_device(&devices[i], &lists[i], options, done, total, progress),
+                            )
+                        })
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     for (i, results) in finished.into_iter().flatten() {
         per_device[i] = results;
@@ -284,7 +314,12 @@ fn run_device(
     let mut copy_gbps = None;
     let mut results = Vec::with_capacity(list.len());
     for workload in list {
-        progress(Progress { done: done.load(Ordering::Relaxed), total, device: &id, label: &workload.label });
+        progress(Progress {
+            done: done.load(Ordering::Relaxed),
+            total,
+            device: &id,
+            label: &workload.label,
+        });
         let mut result = run_workload(device, workload, options, None);
         if workload.op == "copy" {
             copy_gbps = result.gbps;
@@ -301,7 +336,12 @@ fn run_device(
 }
 
 /// Time one workload on one device (with `variant` forced when given).
-pub fn run_workload(device: &Device, workload: &Workload, options: &Options, variant: Option<&str>) -> BenchResult {
+pub fn run_workload(
+    device: &Device,
+    workload: &Workload,
+    options: &Options,
+    variant: Option<&str>,
+) -> BenchResult {
     let info = device.info();
     let mut result = BenchResult {
         device: info.id(),
@@ -363,7 +403,12 @@ struct Sampled {
     wrong: Option<String>,
 }
 
-fn sample(device: &Device, workload: &Workload, options: &Options, variant: Option<&str>) -> crate::Result<Sampled> {
+fn sample(
+    device: &Device,
+    workload: &Workload,
+    options: &Options,
+    variant: Option<&str>,
+) -> crate::Result<Sampled> {
     let backend = device.backend();
     let mut prepared = workload.prepare(backend, variant)?;
     // Warm-up, outside the timing (the plan compiled in `prepare`).

@@ -136,7 +136,10 @@ pub struct Progress<'a> {
 
 /// Every case of every op, plus the memory-model group.
 pub fn all_cases() -> Vec<Case> {
-    let mut cases: Vec<Case> = rosetta_kernels::ops().iter().flat_map(|op| op.cases()).collect();
+    let mut cases: Vec<Case> = rosetta_kernels::ops()
+        .iter()
+        .flat_map(|op| op.cases())
+        .collect();
     cases.extend(crate::litmus::cases());
     cases
 }
@@ -155,7 +158,11 @@ pub fn run(
     let groups = physical_groups(devices);
     let mut reports = Vec::with_capacity(cases.len());
     for case in cases {
-        progress(Progress { done: done.load(Ordering::Relaxed), total, case: &case.name });
+        progress(Progress {
+            done: done.load(Ordering::Relaxed),
+            total,
+            case: &case.name,
+        });
         let check = case.prepare();
         let mut results: Vec<Option<Outcome>> = vec![None; devices.len()];
         let per_group: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|scope| {
@@ -171,7 +178,11 @@ pub fn run(
                             .map(|&i| {
                                 let outcome = run_one(case, check, &devices[i], options);
                                 let now = done.fetch_add(1, Ordering::Relaxed) + 1;
-                                progress(Progress { done: now, total, case: &case.name });
+                                progress(Progress {
+                                    done: now,
+                                    total,
+                                    case: &case.name,
+                                });
                                 (i, outcome)
                             })
                             .collect::<Vec<_>>()
@@ -240,7 +251,12 @@ pub fn run(
     }
 }
 
-fn run_one(case: &Case, check: &dyn rosetta_kernels::op::Check, device: &Device, options: &Options) -> Outcome {
+fn run_one(
+    case: &Case,
+    check: &dyn rosetta_kernels::op::Check,
+    device: &Device,
+    options: &Options,
+) -> Outcome {
     let started = Instant::now();
     let ctx = Context {
         backend: device.backend(),

@@ -30,7 +30,10 @@ pub fn physical_groups(devices: &[Device]) -> Vec<PhysicalGroup> {
         let key = physical_key(device);
         match groups.iter_mut().find(|g| g.key == key) {
             Some(g) => g.members.push(i),
-            None => groups.push(PhysicalGroup { key, members: vec![i] }),
+            None => groups.push(PhysicalGroup {
+                key,
+                members: vec![i],
+            }),
         }
     }
     groups

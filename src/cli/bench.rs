@@ -1,0 +1,91 @@
+//! `rosetta bench`: time the ops on the selected devices.
+
+use super::out::{note, Failure, Out};
+use super::{check_ops, progress, select, write_json, Outcome};
+use rosetta::bench::{self, BenchReport, Change, CompareError, Options, Status};
+use rosetta::kernels::op::Size;
+use std::path::{Path, PathBuf};
+
+pub struct Args {
+    pub backends: Vec<String>,
+    pub ops: Vec<String>,
+    pub size: Size,
+    pub json: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub compare: Option<PathBuf>,
+}
+
+pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
+    // Before any work: a bad baseline or op is a usage error, an output path
+    // that cannot be written a failure.
+    check_ops(&args.ops)?;
+    let baseline = args.compare.as_deref().map(read_baseline).transpose()?;
+    if let Some(path) = &args.json {
+        rosetta::output::check_file(path)?;
+    }
+    if let Some(dir) = &args.html {
+        rosetta::output::check_dir(dir)?;
+    }
+    let (_, devices) = select(&args.backends)?;
+    let report = measure(&devices, Options::new(args.size, args.ops))?;
+    write!(out, "{}", bench::render_table(&report))?;
+    if let Some(path) = &args.json {
+        write_json(path, &report)?;
+        note(format_args!("wrote {}", path.display()));
+    }
+    if let Some(dir) = &args.html {
+        rosetta::report::write_bench_html(dir, &report)?;
+        note(format_args!("wrote {}", dir.join("index.html").display()));
+    }
+    if let Some(baseline) = &baseline {
+        let comparisons = bench::compare(baseline, &report).map_err(|e| match e {
+            CompareError::Baseline(why) => Failure::Usage(why),
+            CompareError::Current(why) => Failure::Failed(format!("cannot compare: {why}")),
+        })?;
+        for c in comparisons {
+            if c.change != Change::Same {
+                writeln!(
+                    out,
+                    "{:?}: {} {} {:.2}x ({} -> {}, threshold {:.1}%)",
+                    c.change,
+                    c.device,
+                    c.label,
+                    c.ratio,
+                    bench::format_seconds(c.baseline_s),
+                    bench::format_seconds(c.current_s),
+                    c.threshold * 100.0
+                )?;
+            }
+        }
+    }
+    let failed = report.results.iter().any(|r| r.status != Status::Ok);
+    Ok(if failed {
+        Outcome::Failed
+    } else {
+        Outcome::Success
+    })
+}
+
+/// Run the benchmark with a progress bar.
+pub fn measure(devices: &[rosetta::Device], options: Options) -> rosetta::Result<BenchReport> {
+    let bar = progress::bar(0, "bench");
+    let report = bench::run(devices, &options, &|p| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(format!("{} on {}", p.label, p.device));
+    });
+    bar.finish_and_clear();
+    report
+}
+
+/// A benchmark JSON file that can be compared with (usage errors naming the
+/// path otherwise).
+fn read_baseline(path: &Path) -> Result<BenchReport, Failure> {
+    let bad = |why: String| Failure::Usage(format!("{}: {why}", path.display()));
+    let text =
+        std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read the baseline: {e}")))?;
+    let report = BenchReport::from_json(path, &text)?;
+    bench::validate(&report)
+        .map_err(|why| bad(format!("cannot compare with this baseline: {why}")))?;
+    Ok(report)
+}

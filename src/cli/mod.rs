@@ -1,0 +1,367 @@
+//! Argument parsing and dispatch. Exit codes: 0 success, 1 failure (a failing
+//! case, a wrong benchmark result, a device error, an output that cannot be
+//! written), 2 usage error (bad arguments or input, a selector naming no
+//! device), 141 when stdout is a closed pipe; one line on stderr for any error.
+
+mod bench;
+mod conform;
+mod devices;
+mod out;
+mod progress;
+mod report;
+mod run;
+mod tune;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Parser, Subcommand, ValueEnum};
+use out::{Failure, Out};
+use rosetta::kernels::op::Size;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "rosetta",
+    version,
+    about = "One set of shared-memory GPU kernels in WGSL, CUDA, GLSL, OpenCL C and Rust: \
+             conformance across every device, and benchmarks across APIs.",
+    long_about = "With no command, writes a report (devices, conformance matrix, quick benchmark) \
+                  to rosetta-report/index.html and rosetta-report/results.json.\n\n\
+                  SEL is an API name (cpu, wgpu, vulkan, opencl, cuda), optionally with :N (index \
+                  in `rosetta devices`) or :text (device-name substring), or `all`.\n\
+                  Logs: RUST_LOG (e.g. RUST_LOG=debug). Caches: ROSETTA_CACHE_DIR (`off` disables)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every device of every compiled-in API, and APIs that are unavailable.
+    Devices {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the conformance suite on the selected devices (exit 1 on any failure).
+    Conform {
+        /// Devices to test (default: all).
+        #[arg(long = "backend", value_name = "SEL")]
+        backends: Vec<String>,
+        /// Only the quick cases (every op and path), with short litmus budgets.
+        #[arg(long)]
+        quick: bool,
+        /// Print the report as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Only cases whose name contains this text (repeatable).
+        #[arg(long = "case", value_name = "TEXT")]
+        cases: Vec<String>,
+        /// Only these groups: ops, errors, limits, memory-model (repeatable).
+        #[arg(long = "group", value_name = "GROUP")]
+        groups: Vec<String>,
+        /// Also write the report as JSON to this file.
+        #[arg(long = "out", value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Benchmark ops on the selected devices with each API's own timers.
+    Bench {
+        /// Devices to benchmark (default: all).
+        #[arg(long = "backend", value_name = "SEL")]
+        backends: Vec<String>,
+        /// Ops to benchmark (default: all); the copy roofline always runs.
+        #[arg(long = "op", value_name = "OP")]
+        ops: Vec<String>,
+        /// Size preset: large is the reference table on GPUs.
+        #[arg(long, value_enum, default_value_t = SizeArg::Medium)]
+        size: SizeArg,
+        /// Also write the results as JSON (schema in docs/bench-json.md).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Also write a self-contained HTML page with charts into this directory.
+        #[arg(long, value_name = "DIR")]
+        html: Option<PathBuf>,
+        /// Compare with an earlier --json file; flags changes beyond the spread.
+        #[arg(long, value_name = "BASELINE")]
+        compare: Option<PathBuf>,
+    },
+    /// Measure every variant of each op's plans and keep the fastest in the tuning cache.
+    Tune {
+        /// Devices to tune (default: all).
+        #[arg(long = "backend", value_name = "SEL")]
+        backends: Vec<String>,
+        /// Ops to tune (default: all).
+        #[arg(long = "op", value_name = "OP")]
+        ops: Vec<String>,
+        /// Size preset of the workloads tuned on.
+        #[arg(long, value_enum, default_value_t = SizeArg::Medium)]
+        size: SizeArg,
+    },
+    /// Run one op on .npy inputs (`rosetta run OP --help` for its arguments).
+    #[command(disable_help_flag = true)]
+    Run {
+        /// The op, its options and inputs.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "OP ARGS"
+        )]
+        args: Vec<String>,
+    },
+    /// Write the report (what `rosetta` with no command does), or merge result files.
+    Report {
+        /// Output directory.
+        #[arg(long, default_value = "rosetta-report")]
+        out: PathBuf,
+        /// Devices to include (default: all).
+        #[arg(long = "backend", value_name = "SEL")]
+        backends: Vec<String>,
+        /// Benchmark size preset.
+        #[arg(long, value_enum, default_value_t = SizeArg::Small)]
+        size: SizeArg,
+        /// Merge these result files (report, conform or bench JSON, from any machines)
+        /// into one page instead of running anything.
+        #[arg(long, value_name = "JSON", num_args = 1..)]
+        merge: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SizeArg {
+    Small,
+    Medium,
+    Large,
+}
+
+impl SizeArg {
+    fn size(self) -> Size {
+        match self {
+            SizeArg::Small => Size::Small,
+            SizeArg::Medium => Size::Medium,
+            SizeArg::Large => Size::Large,
+        }
+    }
+}
+
+/// How a command ended, when it did not fail outright.
+enum Outcome {
+    Success,
+    /// Ran to the end, but something failed (exit 1).
+    Failed,
+}
+
+/// The `rosetta` binary's entry point.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return parse_error(&e),
+    };
+    init_logging();
+    let mut out = Out::stdout();
+    let result = dispatch(cli, &mut out);
+    // Output still buffered (a last line without a newline) must reach stdout.
+    let result = match (result, out.flush()) {
+        (Ok(_), Err(e)) => Err(e.into()),
+        (result, _) => result,
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed) => ExitCode::from(1),
+        Err(failure) => failure.exit(),
+    }
+}
+
+fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
+    match cli.command {
+        None => report::run(
+            out,
+            PathBuf::from("rosetta-report"),
+            Vec::new(),
+            Size::Small,
+        ),
+        Some(Command::Report {
+            out: dir, merge, ..
+        }) if !merge.is_empty() => report::merge(out, dir, &merge),
+        Some(Command::Report {
+            out: dir,
+            backends,
+            size,
+            ..
+        }) => report::run(out, dir, backends, size.size()),
+        Some(Command::Devices { json }) => devices::run(out, json),
+        Some(Command::Conform {
+            backends,
+            quick,
+            json,
+            cases,
+            groups,
+            out: file,
+        }) => conform::run(
+            out,
+            conform::Args {
+                backends,
+                quick,
+                json,
+                cases,
+                groups,
+                out: file,
+            },
+        ),
+        Some(Command::Bench {
+            backends,
+            ops,
+            size,
+            json,
+            html,
+            compare,
+        }) => bench::run(
+            out,
+            bench::Args {
+                backends,
+                ops,
+                size: size.size(),
+                json,
+                html,
+                compare,
+            },
+        ),
+        Some(Command::Tune {
+            backends,
+            ops,
+            size,
+        }) => tune::run(out, backends, ops, size.size()),
+        Some(Command::Run { args }) => run::run(out, args),
+    }
+}
+
+/// `--help` and `--version` print to stdout (exit 0); any other parser error
+/// is one line on stderr (exit 2).
+fn parse_error(e: &clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            use std::io::Write;
+            match e.print().and_then(|()| std::io::stdout().flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => out::stdout_failed(&e),
+            }
+        }
+        _ => {
+            out::note(format_args!("{}", one_line(e, "rosetta")));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// clap's message on one line: its first paragraph joined (the list of
+/// missing arguments, the possible values), a "similar name" tip, and where
+/// to find help, e.g. `error: unexpected argument '--bogus' found (see
+/// 'rosetta bench --help')`.
+fn one_line(e: &clap::Error, fallback: &str) -> String {
+    let rendered = e.render().to_string();
+    let mut paragraphs = rendered.split("\n\n");
+    let mut line = String::new();
+    for part in paragraphs.next().unwrap_or_default().lines() {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        if !line.is_empty() {
+            // A list after "...:" is joined with commas; "[possible values:
+            // ...]" follows with a space.
+            line.push_str(if line.ends_with(':') || part.starts_with('[') {
+                " "
+            } else {
+                ", "
+            });
+        }
+        line.push_str(part);
+    }
+    if !line.starts_with("error:") {
+        line = format!("error: {line}");
+    }
+    for tip in paragraphs.flat_map(str::lines).map(str::trim) {
+        if tip.starts_with("tip:") && tip.contains("similar") {
+            line.push_str("; ");
+            line.push_str(tip);
+        }
+    }
+    // The command whose help to suggest: from the usage line when clap gives
+    // one, else the subcommand named on the command line.
+    let from_usage = match e.get(ContextKind::Usage) {
+        Some(ContextValue::StyledStr(usage)) => usage
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("Usage:")
+            .split_whitespace()
+            .take_while(|w| !w.starts_with(['[', '<', '-']))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    };
+    let command = if from_usage.is_empty() {
+        let named = std::env::args_os()
+            .nth(1)
+            .and_then(|arg| arg.into_string().ok())
+            .filter(|arg| {
+                <Cli as clap::CommandFactory>::command()
+                    .get_subcommands()
+                    .any(|c| c.get_name() == arg)
+            });
+        match named {
+            Some(sub) if fallback == "rosetta" => format!("rosetta {sub}"),
+            _ => fallback.to_string(),
+        }
+    } else {
+        from_usage
+    };
+    format!("{line} (see '{command} --help')")
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+/// Discover what `selectors` need and select their devices (`all` when empty).
+fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<rosetta::Device>)> {
+    let selectors: Vec<String> = if selectors.is_empty() {
+        vec!["all".into()]
+    } else {
+        selectors.to_vec()
+    };
+    let parsed = selectors
+        .iter()
+        .map(|s| rosetta::Selector::parse(s))
+        .collect::<rosetta::Result<Vec<_>>>()?;
+    let discovery = rosetta::discover(&rosetta::Selector::apis(&parsed));
+    let devices = discovery.select(&selectors)?;
+    Ok((discovery, devices))
+}
+
+/// Write `value` as pretty JSON to `path`, through `rosetta::output`.
+fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> rosetta::Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| rosetta::Error::Usage(format!("cannot serialise: {e}")))?;
+    rosetta::output::write(path, text.as_bytes())
+}
+
+/// Check `--op` names against the list of ops (usage error otherwise).
+fn check_ops(ops: &[String]) -> Result<(), Failure> {
+    for name in ops {
+        if rosetta::kernels::find(name).is_none() {
+            let known: Vec<&str> = rosetta::kernels::ops().iter().map(|o| o.name()).collect();
+            return Err(Failure::Usage(format!(
+                "unknown op '{name}' (ops: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}

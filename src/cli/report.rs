@@ -1,0 +1,80 @@
+//! `rosetta` with no command: devices, conformance matrix and a quick
+//! benchmark, written to a directory as index.html and results.json; and
+//! `rosetta report --merge`: one page from result files of several machines.
+
+use super::out::{note, Failure, Out};
+use super::{select, Outcome};
+use rosetta::bench::Options;
+use rosetta::kernels::op::Size;
+use rosetta::report::{Absent, Report};
+use rosetta::{conform, ApiStatus};
+use std::path::{Path, PathBuf};
+
+pub fn run(
+    out: &mut Out,
+    dir: PathBuf,
+    backends: Vec<String>,
+    size: Size,
+) -> Result<Outcome, Failure> {
+    // Before any work: the folder must be writable (or creatable).
+    rosetta::output::check_dir(&dir)?;
+    let (discovery, devices) = select(&backends)?;
+    let absent: Vec<Absent> = discovery
+        .apis
+        .iter()
+        .filter_map(|entry| {
+            let reason = match &entry.status {
+                ApiStatus::NotCompiled => {
+                    format!("not compiled in (build with --features {})", entry.api)
+                }
+                ApiStatus::Unavailable(reason) => format!("unavailable: {reason}"),
+                ApiStatus::Devices(d) if d.is_empty() => "no devices".into(),
+                ApiStatus::Devices(_) => return None,
+            };
+            Some(Absent {
+                api: entry.api.to_string(),
+                reason,
+            })
+        })
+        .collect();
+    for device in &devices {
+        note(format_args!(
+            "device {} {}",
+            device.info().id(),
+            device.info().name
+        ));
+    }
+    let required: Vec<_> = conform::required_apis()?;
+    let missing = conform::missing_required(&required, &devices, &discovery);
+    let cases = conform::all_cases();
+    let conformance =
+        super::conform::measure(&devices, &cases, missing, &conform::Options::default());
+    write!(out, "{}", super::conform::render(&conformance))?;
+    let bench = super::bench::measure(&devices, Options::new(size, Vec::new()))?;
+    write!(out, "{}", rosetta::bench::render_table(&bench))?;
+    let passed = conformance.passed;
+    Report::new(absent, conformance, bench).write(&dir)?;
+    writeln!(out, "report: {}", dir.join("index.html").display())?;
+    writeln!(out, "data:   {}", dir.join("results.json").display())?;
+    Ok(if passed {
+        Outcome::Success
+    } else {
+        Outcome::Failed
+    })
+}
+
+pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome, Failure> {
+    rosetta::output::check_dir(&dir)?;
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let merged = rosetta::report::merge(&inputs)?;
+    merged.write(&dir)?;
+    writeln!(
+        out,
+        "merged {} files from {} machine(s)",
+        inputs.len(),
+        merged.machines().len()
+    )?;
+    writeln!(out, "report: {}", dir.join("index.html").display())?;
+    writeln!(out, "data:   {}", dir.join("results.json").display())?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,344 @@
+//! Files the framework writes (`.npy` results, JSON, HTML), written so that
+//! nothing is lost: the data go to a temporary file next to the target
+//! (`.NAME.tmp-<pid>-<n>`), which is flushed, synced and then renamed over the
+//! target. A failure at any step removes the temporary file and leaves an
+//! existing target as it was.
+//!
+//! Every error names the path it is about (`<path>: <reason>`) and is an
+//! [`Error::Io`], which is not a usage error: the CLI exits 1.
+//!
+//! [`check_file`] and [`check_dir`] ask, before any long work, whether a file
+//! or a folder of files could be written there.
+
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Write `bytes` to `path`, replacing it only once they are all on disk.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_with(path, |w| w.write_all(bytes))
+}
+
+/// Write what `fill` writes to `path`, replacing it only once all of it is on
+/// disk. `fill` gets a buffered writer; an error from it (or from flushing,
+/// syncing, renaming) removes the temporary file and is returned with the path.
+pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    if is_special(path) {
+        return write_in_place(path, fill);
+    }
+    let target = resolve(path);
+    let (temp_path, file) = create_temp(&target).map_err(|e| error(path, "cannot write", &e))?;
+    // Removed on every early return below.
+    let mut temp = Temp {
+        path: temp_path,
+        renamed: false,
+    };
+    let written = (|| {
+        let mut writer = BufWriter::new(file);
+        fill(&mut writer)?;
+        let file = writer
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        Ok(file)
+    })();
+    let file = written.map_err(|e: io::Error| error(path, "write failed", &e))?;
+    keep_permissions(&target, &file);
+    drop(file);
+    std::fs::rename(&temp.path, &target).map_err(|e| error(path, "cannot replace", &e))?;
+    temp.renamed = true;
+    sync_dir(&target);
+    tracing::debug!(path = %path.display(), "wrote");
+    Ok(())
+}
+
+/// Check, before any work, that a file can be written at `path`: its folder
+/// exists and takes a new file (probed with a temporary file, removed at
+/// once), and `path` is not a folder. An existing device or pipe is not
+/// checked (opening a pipe would wait for its reader).
+pub fn check_file(path: &Path) -> Result<()> {
+    if is_special(path) {
+        return Ok(());
+    }
+    let target = resolve(path);
+    if target.is_dir() {
+        return Err(error(
+            path,
+            "cannot write",
+            &io::Error::new(io::ErrorKind::IsADirectory, "is a folder"),
+        ));
+    }
+    let dir = parent(&target);
+    if !dir.is_dir() {
+        let why = if dir.exists() {
+            format!("{} is not a folder", dir.display())
+        } else {
+            format!("folder {} does not exist", dir.display())
+        };
+        return Err(error(
+            path,
+            "cannot write",
+            &io::Error::new(io::ErrorKind::NotFound, why),
+        ));
+    }
+    probe(path, &target)
+}
+
+/// Check, before any work, that files can be written into the folder `dir`:
+/// it is a writable folder, or it does not exist and its nearest existing
+/// ancestor is a writable folder (so that it can be created).
+pub fn check_dir(dir: &Path) -> Result<()> {
+    let mut existing = dir;
+    while !existing.exists() {
+        match existing.parent() {
+            Some(p) if !p.as_os_str().is_empty() => existing = p,
+            _ => {
+                existing = Path::new(".");
+                break;
+            }
+        }
+    }
+    if !existing.is_dir() {
+        let (what, why) = if existing == dir {
+            ("cannot write", "not a folder".to_string())
+        } else {
+            (
+                "cannot create the folder",
+                format!("{} is not a folder", existing.display()),
+            )
+        };
+        return Err(error(
+            dir,
+            what,
+            &io::Error::new(io::ErrorKind::NotADirectory, why),
+        ));
+    }
+    probe(dir, &existing.join("probe"))
+}
+
+/// An existing file that is not a regular file or a folder (a device such as
+/// `/dev/null`, a pipe, `/dev/stdout`): written in place, never replaced.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+fn write_in_place(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| error(path, "cannot write", &e))?;
+    let mut writer = BufWriter::new(file);
+    fill(&mut writer)
+        .and_then(|()| writer.flush())
+        .map_err(|e| error(path, "write failed", &e))
+}
+
+/// Create and remove a temporary file next to `target` (for `path`'s errors).
+fn probe(path: &Path, target: &Path) -> Result<()> {
+    let (temp_path, file) = create_temp(target).map_err(|e| error(path, "cannot write", &e))?;
+    drop(file);
+    std::fs::remove_file(&temp_path).map_err(|e| error(path, "cannot write", &e))
+}
+
+/// `<path>: <what>: <io error>`, keeping the error's kind.
+fn error(path: &Path, what: &str, e: &io::Error) -> Error {
+    Error::io(path, io::Error::new(e.kind(), format!("{what}: {e}")))
+}
+
+/// Where to write for `path`: a symbolic link is followed, so that the file it
+/// points to is replaced rather than the link.
+fn resolve(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A new, empty, uniquely named file in `target`'s folder.
+fn create_temp(target: &Path) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let dir = parent(target);
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            // Left behind by an earlier process with the same id: next name.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A temporary file, removed when dropped unless it was renamed.
+struct Temp {
+    path: PathBuf,
+    renamed: bool,
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.renamed {
+            if let Err(e) = std::fs::remove_file(&self.path) {
+                tracing::warn!(path = %self.path.display(), "cannot remove temporary file: {e}");
+            }
+        }
+    }
+}
+
+/// A replaced file keeps its permissions.
+fn keep_permissions(target: &Path, file: &File) {
+    if let Ok(meta) = std::fs::metadata(target) {
+        if let Err(e) = file.set_permissions(meta.permissions()) {
+            tracing::debug!(path = %target.display(), "cannot copy permissions: {e}");
+        }
+    }
+}
+
+/// Make the rename durable (best effort: not every system syncs folders).
+fn sync_dir(target: &Path) {
+    if let Ok(dir) = File::open(parent(target)) {
+        let _ = dir.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("rosetta-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn writes_and_replaces() {
+        let dir = scratch("replace");
+        let target = dir.join("out.json");
+        write(&target, b"first").unwrap();
+        write(&target, b"second").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"second");
+        assert_eq!(names(&dir), ["out.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_no_temporary() {
+        let dir = scratch("fail");
+        let target = dir.join("out.npy");
+        write(&target, b"good").unwrap();
+        let err = write_with(&target, |w| {
+            w.write_all(&[0; 100_000])?;
+            Err(io::Error::other("disk on fire"))
+        })
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with(&target.display().to_string()), "{text}");
+        assert!(text.contains("disk on fire"), "{text}");
+        assert!(!err.is_usage());
+        assert_eq!(std::fs::read(&target).unwrap(), b"good");
+        assert_eq!(names(&dir), ["out.npy"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn follows_a_symbolic_link() {
+        let dir = scratch("link");
+        let real = dir.join("real.json");
+        write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink(&real, dir.join("link.json")).unwrap();
+        write(&dir.join("link.json"), b"new").unwrap();
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        assert!(std::fs::symlink_metadata(dir.join("link.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A pipe (like `/dev/stdout` or a device) is written in place: renaming a
+    /// file over it would replace it.
+    #[cfg(unix)]
+    #[test]
+    fn pipes_are_written_in_place_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = scratch("fifo");
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("no mkfifo: skipped");
+            return;
+        }
+        let reader = std::thread::spawn({
+            let fifo = fifo.clone();
+            move || std::fs::read(fifo)
+        });
+        check_file(&fifo).unwrap();
+        write(&fifo, b"through the pipe").unwrap();
+        // Checked before joining: a replaced pipe would leave the reader waiting.
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "the pipe was replaced");
+        assert_eq!(reader.join().unwrap().unwrap(), b"through the pipe");
+        assert_eq!(names(&dir), ["pipe"]);
+        check_file(Path::new("/dev/null")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn checks_name_the_path() {
+        let dir = scratch("check");
+        let file = dir.join("file");
+        write(&file, b"x").unwrap();
+        check_file(&dir.join("new.npy")).unwrap();
+        check_dir(&dir.join("a/b/c")).unwrap();
+        check_dir(&dir).unwrap();
+        for (result, path) in [
+            (
+                check_file(&dir.join("missing/x.npy")),
+                dir.join("missing/x.npy"),
+            ),
+            (check_file(&file.join("x.npy")), file.join("x.npy")),
+            (check_file(&dir), dir.clone()),
+            (check_dir(&file), file.clone()),
+            (check_dir(&file.join("sub")), file.join("sub")),
+        ] {
+            let err = result.unwrap_err();
+            assert!(!err.is_usage());
+            assert!(
+                err.to_string().starts_with(&path.display().to_string()),
+                "{err}"
+            );
+        }
+        assert_eq!(names(&dir), ["file"], "probes leave nothing behind");
+        assert!(!dir.join("a").exists(), "a folder check creates nothing");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
