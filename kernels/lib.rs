@@ -26,20 +26,19 @@
 // pub mod conv1d;
 // pub mod conv2d;
 pub mod copy;
-// pub mod histogram;
+pub mod histogram;
 // pub mod matmul;
 pub mod op;
 pub mod reduce;
 
-use op::{HostArray, Op, Size};
-use rosetta_core::{DeviceInfo, Error, Result};
+use op::Op;
 
 /// Every op, in the order reports list them. The one place that names them.
 pub fn ops() -> &'static [&'static dyn Op] {
     &[
         &copy::Copy,
         &reduce::Reduce,
-        // &histogram::Histogram,
+        &histogram::Histogram,
         // &conv1d::Conv1d,
         // &conv2d::Conv2d,
         // &matmul::Matmul,
@@ -53,6 +52,8 @@ pub fn find(name: &str) -> Option<&'static dyn Op> {
         .copied()
         .find(|op| op.name().eq_ignore_ascii_case(name))
 }
+
+pub use op::{big_log2, exactly, roofline_words};
 
 /// A kernel builder with the op folder's source files, one per text
 /// language: `with_sources!(builder, "reduce")` adds `reduce.wgsl`,
@@ -79,32 +80,6 @@ macro_rules! with_sources {
                 include_str!(concat!($name, ".cl")),
             )
     };
-}
-
-/// Words of the copy roofline for a size preset on a device (the largest
-/// single-array workload of the preset).
-pub fn roofline_words(size: Size, device: &DeviceInfo) -> u64 {
-    1 << big_log2(size, device)
-}
-
-/// `log2` of a preset's largest 1-D workload: 2^28 on GPUs at `large`,
-/// smaller on CPU-type devices (the CPU backend, lavapipe, PoCL).
-pub fn big_log2(size: Size, device: &DeviceInfo) -> u32 {
-    match (size, device.caps.device_type.is_cpu()) {
-        (Size::Small, _) => 20,
-        (Size::Medium, false) => 24,
-        (Size::Medium, true) => 22,
-        (Size::Large, false) => 28,
-        (Size::Large, true) => 26,
-    }
-}
-
-/// Exactly `N` input arrays, or a usage error.
-pub fn exactly<const N: usize>(inputs: Vec<HostArray>) -> Result<[HostArray; N]> {
-    let got = inputs.len();
-    inputs
-        .try_into()
-        .map_err(|_| Error::InvalidArgument(format!("expected {N} input arrays, got {got}")))
 }
 
 #[cfg(test)]

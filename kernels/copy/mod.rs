@@ -187,7 +187,7 @@ impl Op for Copy {
     }
 
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
-        vec![workload(crate::roofline_words(size, device))]
+        vec![workload(crate::op::roofline_words(size, device))]
     }
 
     fn cli(&self) -> CliSpec {
@@ -204,7 +204,7 @@ impl Op for Copy {
         _: &Options,
         inputs: Vec<HostArray>,
     ) -> Result<HostArray> {
-        let [x] = crate::exactly::<1>(inputs)?;
+        let [x] = crate::op::exactly::<1>(inputs)?;
         let words: Vec<u32> = match &x.data {
             ArrayData::F32(v) => bytemuck::cast_slice(v).to_vec(),
             ArrayData::I32(v) => bytemuck::cast_slice(v).to_vec(),

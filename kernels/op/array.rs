@@ -114,6 +114,14 @@ impl HostArray {
     }
 }
 
+/// Exactly `N` input arrays, or a usage error.
+pub fn exactly<const N: usize>(inputs: Vec<HostArray>) -> Result<[HostArray; N]> {
+    let got = inputs.len();
+    inputs
+        .try_into()
+        .map_err(|_| Error::InvalidArgument(format!("expected {N} input arrays, got {got}")))
+}
+
 /// The usage error for an input of the wrong element type.
 pub fn wrong_type(what: &str, wanted: &str, got: Elem) -> Error {
     Error::InvalidArgument(format!("{what} must be {wanted}, got {got}"))

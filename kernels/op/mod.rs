@@ -13,10 +13,11 @@ mod case;
 mod cli;
 mod exact;
 mod geometry;
+mod preset;
 mod tuning;
 mod workload;
 
-pub use array::{ArrayData, HostArray};
+pub use array::{exactly, wrong_type, ArrayData, HostArray};
 pub use case::{
     compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Status,
     Verdict,
@@ -24,6 +25,7 @@ pub use case::{
 pub use cli::{CliOption, CliSpec, Options};
 pub use exact::Exact;
 pub use geometry::{check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param};
+pub use preset::{big_log2, roofline_words};
 pub use tuning::{TuningCache, TuningChoice};
 pub use workload::{checked_indices, pow2_label, Metric, Prepared, Size, Workload};
 

@@ -1,8 +1,9 @@
 //! Reduce's conformance cases. Inputs are seeded by the case name.
 
+use super::plan::reduce_slice;
 use super::plan::{ReducePlan, ReduceVariant};
 use super::spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
-use super::{reduce_slice, Exact};
+use crate::op::Exact;
 use crate::op::{
     compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Verdict,
 };

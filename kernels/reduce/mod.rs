@@ -48,60 +48,20 @@
 //! - identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
 
 mod cases;
-#[path = "reduce.rs"]
-mod cpu;
+mod kernel;
 mod plan;
 mod spec;
 
-pub use plan::{tune_class, ReducePlan, ReduceVariant};
+pub use kernel::{kernel, ordered_key};
+pub use plan::{reduce_slice, tune_class, ReducePlan, ReduceVariant};
 pub use spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
 
 use crate::op::{
     ArrayData, Case, CliOption, CliSpec, Exact, HostArray, Metric, Op, Options, Prepared, Size,
     Workload,
 };
-use rosetta_core::{
-    inputs, Access, Backend, Buffer, DeviceInfo, Elem, Element, Error, KernelDef, Result,
-};
-use std::sync::{Arc, LazyLock};
-
-/// The reduce kernel, in every language.
-pub fn kernel() -> &'static Arc<KernelDef> {
-    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
-        Arc::new(
-            crate::with_sources!(
-                KernelDef::builder("reduce")
-                    .constants(["ELEM", "OP", "SUBGROUPS"])
-                    .bindings([Access::Read, Access::ReadWrite])
-                    .params(["n"]),
-                "reduce"
-            )
-            .cpu(cpu::reduce)
-            .build()
-            .expect("built-in kernel definitions are valid (tested)"),
-        )
-    });
-    &KERNEL
-}
-
-/// The order-preserving integer key of an f32's bits (see above).
-pub fn ordered_key(bits: u32) -> u32 {
-    cpu::ordered_key(bits)
-}
-
-/// Sum, min or max of `x` on `backend` (one upload, one download).
-pub fn reduce_slice<T: Element>(backend: &Arc<dyn Backend>, x: &[T], op: ReduceOp) -> Result<T> {
-    let spec = ReduceSpec {
-        elem: T::ELEM,
-        op,
-        len: x.len(),
-    };
-    let plan = ReducePlan::new(backend, &spec)?;
-    let input = Buffer::from_slice(backend, x)?;
-    let output = backend.alloc(4)?;
-    plan.encode(&input, &output)?;
-    Ok(output.read::<T>(1)?[0])
-}
+use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Elem, Error, KernelDef, Result};
+use std::sync::Arc;
 
 /// The reduce op.
 pub struct Reduce;
@@ -207,7 +167,7 @@ impl Op for Reduce {
 
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         // Bandwidth against size: the sum from 2^16 up to the preset's size.
-        (16..=crate::big_log2(size, device))
+        (16..=crate::op::big_log2(size, device))
             .step_by(2)
             .map(|log| sum_workload(1 << log))
             .collect()
@@ -233,7 +193,7 @@ impl Op for Reduce {
         options: &Options,
         inputs: Vec<HostArray>,
     ) -> Result<HostArray> {
-        let [x] = crate::exactly::<1>(inputs)?;
+        let [x] = crate::op::exactly::<1>(inputs)?;
         let name = options.get("reduce").unwrap_or("sum");
         let op = ReduceOp::from_name(name).ok_or_else(|| {
             Error::InvalidArgument(format!("--reduce must be sum, min or max, got '{name}'"))

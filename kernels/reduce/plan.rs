@@ -1,8 +1,8 @@
 //! The reduce plan: one or two passes of the kernel.
 
-use super::spec::ReduceSpec;
+use super::spec::{ReduceOp, ReduceSpec};
 use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
-use rosetta_core::{Backend, Buffer, Error, Kernel, Launch, Result};
+use rosetta_core::{Backend, Buffer, Element, Error, Kernel, Launch, Result};
 use std::sync::Arc;
 
 /// Elements one invocation loads per step (one 4-word vector).
@@ -109,7 +109,7 @@ impl ReducePlan {
         let last = Launch::linear(1, group_size, shared_bytes);
         let kernel = prepare_kernel(
             backend,
-            super::kernel(),
+            super::kernel::kernel(),
             &[
                 ("GROUP_SIZE", group_size),
                 ("ELEM", spec.elem.code()),
@@ -182,4 +182,18 @@ impl ReducePlan {
             }
         }
     }
+}
+
+/// Sum, min or max of `x` on `backend` (one upload, one download).
+pub fn reduce_slice<T: Element>(backend: &Arc<dyn Backend>, x: &[T], op: ReduceOp) -> Result<T> {
+    let spec = ReduceSpec {
+        elem: T::ELEM,
+        op,
+        len: x.len(),
+    };
+    let plan = ReducePlan::new(backend, &spec)?;
+    let input = Buffer::from_slice(backend, x)?;
+    let output = backend.alloc(4)?;
+    plan.encode(&input, &output)?;
+    Ok(output.read::<T>(1)?[0])
 }

@@ -1,6 +1,6 @@
 //! `--compare BASELINE.json`: which results moved by more than they vary.
 
-use super::{BenchReport, BenchResult, Status, SCHEMA};
+use super::result::{BenchReport, BenchResult, Status, SCHEMA};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,6 +1,6 @@
 //! The terminal table of a benchmark run.
 
-use super::{BenchReport, Status};
+use super::result::{BenchReport, Status};
 
 /// Seconds in a readable unit.
 pub fn format_seconds(s: f64) -> String {

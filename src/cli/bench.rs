@@ -1,7 +1,9 @@
 //! `rosetta bench`: time the ops on the selected devices.
 
 use super::out::{note, Failure, Out};
-use super::{check_ops, progress, select, write_json, Outcome};
+use super::out::{write_json, Outcome};
+use super::progress;
+use super::select::{check_ops, select};
 use rosetta::bench::{self, BenchReport, Change, CompareError, Options, Status};
 use rosetta::kernels::op::Size;
 use std::path::{Path, PathBuf};

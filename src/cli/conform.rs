@@ -1,7 +1,9 @@
 //! `rosetta conform`: the conformance matrix (cases × devices).
 
 use super::out::{note, Failure, Out};
-use super::{progress, select, write_json, Outcome};
+use super::out::{write_json, Outcome};
+use super::progress;
+use super::select::select;
 use rosetta::conform::{self, Report};
 use rosetta::kernels::op::{CaseGroup, Status};
 use rosetta::Selector;

@@ -1,8 +1,8 @@
 //! `rosetta devices`: every device of every compiled-in API, and why an API
 //! has none.
 
+use super::out::Outcome;
 use super::out::{Failure, Out};
-use super::Outcome;
 use rosetta::{discover, Api, ApiStatus};
 use serde_json::json;
 

@@ -7,14 +7,16 @@ mod bench;
 mod conform;
 mod devices;
 mod out;
+mod parse_error;
 mod progress;
 mod report;
 mod run;
+mod select;
 mod tune;
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand, ValueEnum};
-use out::{Failure, Out};
+use out::{Failure, Out, Outcome};
+use parse_error::parse_error;
 use rosetta::kernels::op::Size;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -144,13 +146,6 @@ impl SizeArg {
     }
 }
 
-/// How a command ended, when it did not fail outright.
-enum Outcome {
-    Success,
-    /// Ran to the end, but something failed (exit 1).
-    Failed,
-}
-
 /// The `rosetta` binary's entry point.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -235,91 +230,6 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
     }
 }
 
-/// `--help` and `--version` print to stdout (exit 0); any other parser error
-/// is one line on stderr (exit 2).
-fn parse_error(e: &clap::Error) -> ExitCode {
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            use std::io::Write;
-            match e.print().and_then(|()| std::io::stdout().flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => out::stdout_failed(&e),
-            }
-        }
-        _ => {
-            out::note(format_args!("{}", one_line(e, "rosetta")));
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// clap's message on one line: its first paragraph joined (the list of
-/// missing arguments, the possible values), a "similar name" tip, and where
-/// to find help, e.g. `error: unexpected argument '--bogus' found (see
-/// 'rosetta bench --help')`.
-fn one_line(e: &clap::Error, fallback: &str) -> String {
-    let rendered = e.render().to_string();
-    let mut paragraphs = rendered.split("\n\n");
-    let mut line = String::new();
-    for part in paragraphs.next().unwrap_or_default().lines() {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
-        }
-        if !line.is_empty() {
-            // A list after "...:" is joined with commas; "[possible values:
-            // ...]" follows with a space.
-            line.push_str(if line.ends_with(':') || part.starts_with('[') {
-                " "
-            } else {
-                ", "
-            });
-        }
-        line.push_str(part);
-    }
-    if !line.starts_with("error:") {
-        line = format!("error: {line}");
-    }
-    for tip in paragraphs.flat_map(str::lines).map(str::trim) {
-        if tip.starts_with("tip:") && tip.contains("similar") {
-            line.push_str("; ");
-            line.push_str(tip);
-        }
-    }
-    // The command whose help to suggest: from the usage line when clap gives
-    // one, else the subcommand named on the command line.
-    let from_usage = match e.get(ContextKind::Usage) {
-        Some(ContextValue::StyledStr(usage)) => usage
-            .to_string()
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim_start_matches("Usage:")
-            .split_whitespace()
-            .take_while(|w| !w.starts_with(['[', '<', '-']))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    };
-    let command = if from_usage.is_empty() {
-        let named = std::env::args_os()
-            .nth(1)
-            .and_then(|arg| arg.into_string().ok())
-            .filter(|arg| {
-                <Cli as clap::CommandFactory>::command()
-                    .get_subcommands()
-                    .any(|c| c.get_name() == arg)
-            });
-        match named {
-            Some(sub) if fallback == "rosetta" => format!("rosetta {sub}"),
-            _ => fallback.to_string(),
-        }
-    } else {
-        from_usage
-    };
-    format!("{line} (see '{command} --help')")
-}
-
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
@@ -327,41 +237,4 @@ fn init_logging() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-}
-
-/// Discover what `selectors` need and select their devices (`all` when empty).
-fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<rosetta::Device>)> {
-    let selectors: Vec<String> = if selectors.is_empty() {
-        vec!["all".into()]
-    } else {
-        selectors.to_vec()
-    };
-    let parsed = selectors
-        .iter()
-        .map(|s| rosetta::Selector::parse(s))
-        .collect::<rosetta::Result<Vec<_>>>()?;
-    let discovery = rosetta::discover(&rosetta::Selector::apis(&parsed));
-    let devices = discovery.select(&selectors)?;
-    Ok((discovery, devices))
-}
-
-/// Write `value` as pretty JSON to `path`, through `rosetta::output`.
-fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> rosetta::Result<()> {
-    let text = serde_json::to_string_pretty(value)
-        .map_err(|e| rosetta::Error::Usage(format!("cannot serialise: {e}")))?;
-    rosetta::output::write(path, text.as_bytes())
-}
-
-/// Check `--op` names against the list of ops (usage error otherwise).
-fn check_ops(ops: &[String]) -> Result<(), Failure> {
-    for name in ops {
-        if rosetta::kernels::find(name).is_none() {
-            let known: Vec<&str> = rosetta::kernels::ops().iter().map(|o| o.name()).collect();
-            return Err(Failure::Usage(format!(
-                "unknown op '{name}' (ops: {})",
-                known.join(", ")
-            )));
-        }
-    }
-    Ok(())
 }

@@ -107,3 +107,17 @@ pub fn stdout_failed(e: &io::Error) -> ExitCode {
 pub fn note(args: fmt::Arguments<'_>) {
     let _ = writeln!(io::stderr(), "{args}");
 }
+
+/// How a command ended, when it did not fail outright.
+pub enum Outcome {
+    Success,
+    /// Ran to the end, but something failed (exit 1).
+    Failed,
+}
+
+/// Write `value` as pretty JSON to `path`, through `rosetta::output`.
+pub fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> rosetta::Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| rosetta::Error::Usage(format!("cannot serialise: {e}")))?;
+    rosetta::output::write(path, text.as_bytes())
+}

@@ -2,8 +2,9 @@
 //! benchmark, written to a directory as index.html and results.json; and
 //! `rosetta report --merge`: one page from result files of several machines.
 
+use super::out::Outcome;
 use super::out::{note, Failure, Out};
-use super::{select, Outcome};
+use super::select::select;
 use rosetta::bench::Options;
 use rosetta::kernels::op::Size;
 use rosetta::report::{Absent, Report};

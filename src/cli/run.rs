@@ -2,8 +2,9 @@
 //! on .npy inputs, on one device. Each op's arguments come from its own
 //! description (`Op::cli`), so a new op needs nothing here.
 
+use super::out::Outcome;
 use super::out::{Failure, Out};
-use super::{select, Outcome};
+use super::select::select;
 use clap::{Arg, ArgAction, Command};
 use rosetta::kernels::op::{CliSpec, Op, Options};
 use rosetta::npy::{self, dtype_of, Array, ArrayData};
@@ -93,7 +94,7 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
             return Ok(Outcome::Success);
         }
         Err(e) => {
-            return Err(Failure::Usage(super::one_line(
+            return Err(Failure::Usage(super::parse_error::one_line(
                 &e,
                 &format!("rosetta run {}", op.name()),
             )))

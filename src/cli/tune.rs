@@ -2,8 +2,10 @@
 //! each device and keep the fastest in the tuning cache, which plans use
 //! from then on.
 
+use super::out::Outcome;
 use super::out::{Failure, Out};
-use super::{check_ops, progress, select, Outcome};
+use super::progress;
+use super::select::{check_ops, select};
 use rosetta::bench::{run_workload, Options, Status};
 use rosetta::kernels::op::{Size, TuningCache, TuningChoice};
 use std::collections::BTreeMap;

@@ -1,0 +1,180 @@
+//! What a benchmark run produces (the JSON of `docs/bench-json.md`).
+
+use crate::error::{Error, Result};
+use crate::machine::Machine;
+use rosetta_core::{Clock, DeviceInfo};
+use rosetta_kernels::op::Metric;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The JSON schema id of [`BenchReport`].
+pub const SCHEMA: &str = "rosetta-bench/2";
+
+/// Order statistics of a set of samples, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Median.
+    pub median_s: f64,
+    /// Fastest.
+    pub min_s: f64,
+    /// 90th percentile.
+    pub p90_s: f64,
+    /// (p90 − min) / median: how much the samples vary.
+    pub spread: f64,
+}
+
+impl Stats {
+    /// Statistics of `samples` (`None` when empty).
+    pub fn from_samples(samples: &[Duration]) -> Option<Stats> {
+        if samples.is_empty() {
+            return None;
+        }
+        let mut s: Vec<f64> = samples.iter().map(Duration::as_secs_f64).collect();
+        s.sort_by(f64::total_cmp);
+        let n = s.len();
+        let median = if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            (s[n / 2 - 1] + s[n / 2]) / 2.0
+        };
+        let p90 = s[((n as f64 * 0.9).ceil() as usize).clamp(1, n) - 1];
+        Some(Stats {
+            median_s: median,
+            min_s: s[0],
+            p90_s: p90,
+            spread: if median > 0.0 {
+                (p90 - s[0]) / median
+            } else {
+                0.0
+            },
+        })
+    }
+}
+
+/// How a workload ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Timed, and the result matched the reference.
+    Ok,
+    /// Ran, but the result was wrong: no time is reported.
+    Wrong,
+    /// Could not run on this device (the error is in `detail`).
+    Error,
+}
+
+/// One workload on one device.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// `api:index`.
+    pub device: String,
+    /// The device's name.
+    pub device_name: String,
+    /// The API.
+    pub api: String,
+    /// The op.
+    pub op: String,
+    /// The workload's label.
+    pub label: String,
+    /// The chart series.
+    pub series: String,
+    /// What the chart shows.
+    pub metric: Metric,
+    /// Elements of the main input.
+    pub elements: u64,
+    /// The least bytes moved.
+    pub bytes: u64,
+    /// Floating-point operations, where meaningful.
+    pub flops: Option<u64>,
+    /// The plan's variant that ran.
+    #[serde(default)]
+    pub variant: String,
+    /// Whether the variant came from the tuning cache.
+    #[serde(default)]
+    pub tuned: bool,
+    /// How it ended.
+    pub status: Status,
+    /// Why it failed.
+    pub detail: String,
+    /// Which clock `device_time` came from.
+    pub clock: Option<Clock>,
+    /// Samples taken.
+    pub samples: usize,
+    /// The API's own timer (or the host clock where the device has none).
+    pub device_time: Option<Stats>,
+    /// Host wall clock around each sample (end to end).
+    pub host_time: Option<Stats>,
+    /// `bytes` / median device time, in GB/s.
+    pub gbps: Option<f64>,
+    /// `flops` / median device time, in GFLOP/s.
+    pub gflops: Option<f64>,
+    /// `gbps` as a fraction of this device's copy bandwidth through the same API.
+    pub copy_fraction: Option<f64>,
+}
+
+/// A whole benchmark run (JSON schema [`SCHEMA`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchReport {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// Where the run happened.
+    pub machine: Machine,
+    /// The size preset.
+    pub size: String,
+    /// The devices.
+    pub devices: Vec<DeviceInfo>,
+    /// One per (device, workload).
+    pub results: Vec<BenchResult>,
+}
+
+impl BenchReport {
+    /// Read a report, refusing other schemas and impossible times.
+    pub fn from_json(path: &std::path::Path, text: &str) -> Result<Self> {
+        let bad = |reason: String| Error::BadFile {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(SCHEMA) => {}
+            Some(other) => {
+                return Err(bad(format!(
+                    "schema '{other}' is not '{SCHEMA}' (re-run the benchmark with this version)"
+                )))
+            }
+            None => return Err(bad("no schema id: not a rosetta benchmark".into())),
+        }
+        let report: BenchReport = serde_json::from_value(value)
+            .map_err(|e| bad(format!("not a {SCHEMA} report: {e}")))?;
+        for r in &report.results {
+            if let Some(t) = r.device_time {
+                for (what, v) in [("median", t.median_s), ("min", t.min_s), ("p90", t.p90_s)] {
+                    if !(v.is_finite() && v > 0.0) {
+                        return Err(bad(format!(
+                            "{} on {}: {what} time {v} is not a positive finite number",
+                            r.label, r.device
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_of_known_samples() {
+        let samples: Vec<Duration> = (1..=10).map(Duration::from_millis).collect();
+        let s = Stats::from_samples(&samples).unwrap();
+        assert_eq!(s.min_s, 0.001);
+        assert!((s.median_s - 0.0055).abs() < 1e-12);
+        assert_eq!(s.p90_s, 0.009);
+        assert!((s.spread - (0.009 - 0.001) / 0.0055).abs() < 1e-9);
+        assert!(Stats::from_samples(&[]).is_none());
+    }
+}

@@ -1,0 +1,33 @@
+//! Devices and ops named on the command line.
+
+use super::out::Failure;
+
+/// Discover what `selectors` need and select their devices (`all` when empty).
+pub fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<rosetta::Device>)> {
+    let selectors: Vec<String> = if selectors.is_empty() {
+        vec!["all".into()]
+    } else {
+        selectors.to_vec()
+    };
+    let parsed = selectors
+        .iter()
+        .map(|s| rosetta::Selector::parse(s))
+        .collect::<rosetta::Result<Vec<_>>>()?;
+    let discovery = rosetta::discover(&rosetta::Selector::apis(&parsed));
+    let devices = discovery.select(&selectors)?;
+    Ok((discovery, devices))
+}
+
+/// Check `--op` names against the list of ops (usage error otherwise).
+pub fn check_ops(ops: &[String]) -> Result<(), Failure> {
+    for name in ops {
+        if rosetta::kernels::find(name).is_none() {
+            let known: Vec<&str> = rosetta::kernels::ops().iter().map(|o| o.name()).collect();
+            return Err(Failure::Usage(format!(
+                "unknown op '{name}' (ops: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
