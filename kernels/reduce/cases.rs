@@ -261,6 +261,121 @@ pub fn cases() -> Vec<Case> {
         .repeated(20),
     );
     all.extend(error_cases());
+    all.extend(limits_cases());
+    all
+}
+
+/// A u32 reduction of `len` generated values, uploaded in chunks (no host
+/// copy of the whole input), checked exactly.
+struct Generated {
+    len: u64,
+    op: ReduceOp,
+    value: fn(u64) -> u32,
+    expected: u32,
+    /// Skip on CPU-type devices (too slow or too large for CI's machines).
+    gpu_only: bool,
+}
+
+impl Check for Generated {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let caps = &backend.info().caps;
+        let bytes = self.len * 4;
+        if self.gpu_only && caps.device_type.is_cpu() {
+            return Ok(Verdict::skip(format!(
+                "{} MiB of input is too slow for a CPU-type device",
+                bytes >> 20
+            )));
+        }
+        if bytes > caps.max_buffer_bytes {
+            return Ok(Verdict::skip(format!(
+                "needs a buffer of {bytes} bytes; the device allows {}",
+                caps.max_buffer_bytes
+            )));
+        }
+        if caps.memory_bytes > 0 && bytes + (bytes >> 3) > caps.memory_bytes {
+            return Ok(Verdict::skip(format!(
+                "needs {} MiB; the device has {} MiB",
+                bytes >> 20,
+                caps.memory_bytes >> 20
+            )));
+        }
+        let len = usize::try_from(self.len).map_err(|_| Error::InvalidArgument("length".into()))?;
+        let spec = ReduceSpec { elem: Elem::U32, op: self.op, len };
+        let plan = ReducePlan::new(backend, &spec)?;
+        let input = backend.alloc(bytes)?;
+        const CHUNK: u64 = 1 << 24;
+        let mut start = 0;
+        while start < self.len {
+            let end = (start + CHUNK).min(self.len);
+            let words: Vec<u32> = (start..end).map(self.value).collect();
+            backend.write(&input, start * 4, bytemuck::cast_slice(&words))?;
+            start = end;
+        }
+        let output = backend.alloc(4)?;
+        plan.encode(&input, &output)?;
+        let got = output.read::<u32>(1)?[0];
+        Ok(compare_exact(&[got], &[self.expected]))
+    }
+}
+
+/// Values whose sum is exact in f32 in any order: 0s and 1s, at most 2^24.
+struct ExactF32Sum {
+    x: Vec<f32>,
+}
+
+impl Check for ExactF32Sum {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let got = reduce_slice(ctx.backend, &self.x, ReduceOp::Sum)?;
+        let expected = self.x.iter().filter(|&&v| v == 1.0).count() as f32;
+        Ok(compare_exact(&[got.to_bits()], &[expected.to_bits()]))
+    }
+}
+
+/// Cases that dropped or repeated work would fail *visibly* (exact sums, not
+/// random data under an error bound), and index arithmetic past 2^31.
+fn limits_cases() -> Vec<Case> {
+    let mut all = Vec::new();
+    let ones = |n: u64| Case::new(
+        format!("reduce u32 sum of ones n={n} (long loops, exact)"),
+        "reduce",
+        CaseGroup::Limits,
+        n < 1 << 21,
+        move || Generated { len: n, op: ReduceOp::Sum, value: |_| 1, expected: n as u32, gpu_only: false },
+    );
+    all.push(ones((1 << 20) + 5));
+    all.push(ones((1 << 26) + 5));
+    all.push(Case::new(
+        "reduce f32 sum of 0/1 values n=4194307 (exact in any order)",
+        "reduce",
+        CaseGroup::Limits,
+        false,
+        || {
+            let s = seed("reduce f32 0/1");
+            ExactF32Sum {
+                x: (0..(1u64 << 22) + 3).map(|i| (inputs::bits(s, i) & 1) as f32).collect(),
+            }
+        },
+    ));
+    // Past 2^31 elements: u32 index arithmetic in every language (a wrapped
+    // counter re-reads or skips elements; the sum of i and the max, the last
+    // element, show it).
+    let big: u64 = (1 << 31) + 7;
+    let sum_of_indices = ((big * (big - 1) / 2) & 0xffff_ffff) as u32;
+    all.push(Case::new(
+        format!("reduce u32 sum of indices n={big} (past 2^31)"),
+        "reduce",
+        CaseGroup::Limits,
+        false,
+        move || Generated { len: big, op: ReduceOp::Sum, value: |i| i as u32, expected: sum_of_indices, gpu_only: true },
+    ));
+    all.push(Case::new(
+        format!("reduce u32 max of indices n={big} (the last element wins)"),
+        "reduce",
+        CaseGroup::Limits,
+        false,
+        move || Generated { len: big, op: ReduceOp::Max, value: |i| i as u32, expected: (big - 1) as u32, gpu_only: true },
+    ));
     all
 }
 

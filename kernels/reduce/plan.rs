@@ -50,6 +50,34 @@ pub fn tune_class(spec: &ReduceSpec) -> String {
     format!("{} {} n<=2^{log2}", spec.elem, spec.op)
 }
 
+/// Loop iterations one invocation of a pass runs over `len` elements with
+/// `groups` groups: the grid-stride vector loop (counted as one iteration per
+/// vector, however a compiler unrolls it), the tail, and the tree's levels.
+fn loop_iterations(len: u64, groups: u64, group_size: u32) -> u64 {
+    let invocations = groups * u64::from(group_size);
+    (len / VECTOR).div_ceil(invocations) + 4 + u64::from(32 - group_size.leading_zeros())
+}
+
+/// Groups of the first pass: enough to fill the device, and on devices whose
+/// loops stop silently after a fixed count (lavapipe), enough that no
+/// invocation comes near it (or an error, never a silently short sum).
+fn first_pass_groups(caps: &rosetta_core::Capabilities, len: u64, group_size: u32, wanted: u64) -> Result<u32> {
+    let mut groups = wanted.min(u64::from(caps.saturating_groups(group_size)));
+    let budget = caps.loop_budget();
+    while loop_iterations(len, groups, group_size) > budget && groups < wanted.min(u64::from(caps.max_groups[0])) {
+        groups = (groups * 2).min(wanted).min(u64::from(caps.max_groups[0]));
+    }
+    let last = loop_iterations(groups, 1, group_size);
+    if loop_iterations(len, groups, group_size) > budget || last > budget {
+        return Err(Error::ExceedsLimit {
+            what: "reduce loop iterations per invocation (the driver stops longer loops)",
+            requested: loop_iterations(len, groups, group_size).max(last),
+            limit: budget,
+        });
+    }
+    Ok(groups as u32)
+}
+
 /// A compiled reduction: one or two passes of the kernel.
 pub struct ReducePlan {
     backend: Arc<dyn Backend>,
@@ -104,7 +132,7 @@ impl ReducePlan {
         let wanted = (spec.len as u64)
             .div_ceil(u64::from(group_size) * VECTOR)
             .max(1);
-        let groups = wanted.min(u64::from(caps.saturating_groups(group_size))) as u32;
+        let groups = first_pass_groups(caps, spec.len as u64, group_size, wanted)?;
         let first = Launch::linear(groups, group_size, shared_bytes);
         let last = Launch::linear(1, group_size, shared_bytes);
         let kernel = prepare_kernel(
@@ -196,4 +224,48 @@ pub fn reduce_slice<T: Element>(backend: &Arc<dyn Backend>, x: &[T], op: ReduceO
     let output = backend.alloc(4)?;
     plan.encode(&input, &output)?;
     Ok(output.read::<T>(1)?[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::{Capabilities, DeviceType};
+
+    fn caps(loop_limit: Option<u32>) -> Capabilities {
+        Capabilities {
+            device_type: DeviceType::Cpu,
+            max_shared_bytes: 32 << 10,
+            max_group_size: [1024, 1024, 64],
+            max_group_invocations: 1024,
+            max_groups: [65_535, 65_535, 65_535],
+            subgroup_sizes: None,
+            subgroup_ops: false,
+            float_atomics: false,
+            timestamps: false,
+            max_buffer_bytes: 1 << 30,
+            memory_bytes: 0,
+            compute_units: 2,
+            loop_limit,
+        }
+    }
+
+    #[test]
+    fn capped_devices_get_enough_groups_for_short_loops() {
+        let len = u64::from(u32::MAX);
+        let wanted = len.div_ceil(256 * VECTOR);
+        // Uncapped: a saturating grid, long loops are fine.
+        let free = first_pass_groups(&caps(None), len, 256, wanted).unwrap();
+        assert!(free <= 2048);
+        // Capped at 65 535 iterations: every invocation well under a quarter.
+        let capped = caps(Some(65_535));
+        let groups = first_pass_groups(&capped, len, 256, wanted).unwrap();
+        assert!(loop_iterations(len, u64::from(groups), 256) <= capped.loop_budget());
+        assert!(loop_iterations(u64::from(groups), 1, 256) <= capped.loop_budget());
+        // A cap nothing can meet is an error, not a short sum.
+        let tiny = caps(Some(16));
+        assert!(matches!(
+            first_pass_groups(&tiny, len, 256, wanted),
+            Err(Error::ExceedsLimit { .. })
+        ));
+    }
 }
