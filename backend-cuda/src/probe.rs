@@ -11,9 +11,14 @@
 //!   name, and the dynamic loader hands back the loaded object (it matches
 //!   loaded libraries by their SONAME, `libcuda.so.1`).
 //!
+//! The driver must also export every entry point this crate calls
+//! (`sys::driver::SYMBOLS`): cudarc resolves them on first use and panics on
+//! a missing one, so an older driver is reported here instead.
+//!
 //! NVRTC is loaded by this crate itself (`nvrtc.rs`), from the first path of
 //! [`nvrtc_candidates`] that loads.
 
+use crate::sys::{driver, library};
 use libloading::Library;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -53,13 +58,15 @@ const NVRTC_NAMES: &[&str] = &[
 
 /// The loaded driver library: where it came from. The handle stays open for
 /// the life of the process.
-pub struct DriverLibrary {
-    pub path: String,
+pub(crate) struct DriverLibrary {
+    /// The name or path it was loaded by.
+    pub(crate) path: String,
     _library: Library,
 }
 
-/// Find and load the driver library once per process.
-pub fn driver() -> Result<&'static DriverLibrary, String> {
+/// Find and load the driver library once per process, and check that it
+/// exports every entry point this crate calls.
+pub(crate) fn driver() -> Result<&'static DriverLibrary, String> {
     static DRIVER: OnceLock<Result<DriverLibrary, String>> = OnceLock::new();
     DRIVER
         .get_or_init(|| {
@@ -68,8 +75,21 @@ pub fn driver() -> Result<&'static DriverLibrary, String> {
                 .chain(DRIVER_PATHS)
                 .map(|s| s.to_string())
                 .collect();
-            match open_first(&candidates) {
+            // SAFETY: the candidates are the driver's own names and paths.
+            match unsafe { open_first(&candidates) } {
                 Ok((path, library)) => {
+                    let missing: Vec<&str> = driver::SYMBOLS
+                        .iter()
+                        .copied()
+                        .filter(|name| !library::has_symbol(&library, name))
+                        .collect();
+                    if !missing.is_empty() {
+                        return Err(format!(
+                            "the CUDA driver at {path} is too old for this build (CUDA 13.0 bindings): \
+                             it lacks {}",
+                            missing.join(", ")
+                        ));
+                    }
                     tracing::debug!(%path, "cuda: driver library loaded");
                     Ok(DriverLibrary {
                         path,
@@ -89,14 +109,15 @@ pub fn driver() -> Result<&'static DriverLibrary, String> {
 
 /// Open the first candidate that loads; on failure, every candidate with the
 /// loader's message.
-pub fn open_first(candidates: &[String]) -> Result<(String, Library), Vec<String>> {
+///
+/// # Safety
+/// Every candidate names the CUDA driver or NVRTC (see [`library::open`]).
+pub(crate) unsafe fn open_first(candidates: &[String]) -> Result<(String, Library), Vec<String>> {
     let mut tried = Vec::new();
     for candidate in candidates {
-        // SAFETY: loading a shared library runs its initialisers. The
-        // candidates are the CUDA driver and NVRTC, vendor libraries whose
-        // initialisers are safe to run in any process (cudarc and every CUDA
-        // application load them the same way).
-        match unsafe { Library::new(candidate.as_str()) } {
+        // SAFETY: the caller guarantees the candidates are the CUDA driver or
+        // NVRTC, whose initialisers are sound to run in any process.
+        match unsafe { library::open(candidate) } {
             Ok(library) => return Ok((candidate.clone(), library)),
             Err(e) => tried.push(format!("{candidate}: {}", error_chain(&e))),
         }
@@ -119,7 +140,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 
 /// Summarise failed candidates: the first one's full message, then the
 /// other names tried.
-pub fn summarize(tried: &[String]) -> String {
+pub(crate) fn summarize(tried: &[String]) -> String {
     match tried.split_first() {
         None => "no candidate".into(),
         Some((first, [])) => first.clone(),
@@ -143,7 +164,7 @@ pub fn summarize(tried: &[String]) -> String {
 /// 4. Python wheels (`nvidia-cuda-nvrtc`): `site-packages/nvidia/cu13/lib`
 ///    and `site-packages/nvidia/cuda_nvrtc/lib` under `$VIRTUAL_ENV`,
 ///    `$CONDA_PREFIX`, `$PYTHONPATH` entries, `~/.local`, `/usr/local`, `/usr`.
-pub fn nvrtc_candidates() -> Vec<String> {
+pub(crate) fn nvrtc_candidates() -> Vec<String> {
     if let Some(value) = std::env::var_os(NVRTC_ENV) {
         let path = PathBuf::from(value);
         return if path.is_dir() {
@@ -248,7 +269,8 @@ mod tests {
 
     #[test]
     fn missing_libraries_are_reported_not_panicked() {
-        let tried = open_first(&["/nonexistent/libcuda.so.1".to_string()]).unwrap_err();
+        // SAFETY: the one candidate does not exist, so nothing is loaded.
+        let tried = unsafe { open_first(&["/nonexistent/libcuda.so.1".to_string()]) }.unwrap_err();
         assert_eq!(tried.len(), 1);
         assert!(tried[0].contains("/nonexistent/libcuda.so.1"));
     }

@@ -1,20 +1,31 @@
 //! Device discovery and capabilities: every adapter wgpu finds on any native
 //! backend is one device, opened with the adapter's own limits and with the
-//! subgroup, timestamp and float-atomic features where it has them.
+//! subgroup, timestamp, float-atomic and pipeline-cache features where it
+//! has them, and wrapped in rosetta-core's checked layer.
 
-use crate::device::WgpuDevice;
-use rosetta_core::{Api, Backend, Capabilities, DeviceInfo, DeviceType, Error, Result};
+use crate::compile::Compiler;
+use crate::driver::WgpuDriver;
+use crate::errors::scoped;
+use crate::gpu::Gpu;
+use crate::pipeline_cache::PersistentCache;
+use rosetta_core::disk_cache::DiskCache;
+use rosetta_core::{
+    checked, llvmpipe_loop_limit, Api, Backend, Capabilities, DeviceInfo, DeviceType, Error,
+    PhysicalId, Result,
+};
 use std::sync::Arc;
 
 /// Every usable adapter, as one device each, in wgpu's enumeration order
-/// grouped by backend (Vulkan, Metal, DX12, GL).
+/// grouped by backend (Vulkan, Metal, DX12, GL); each call opens every
+/// device afresh.
 ///
 /// `Err(Unavailable)` when no adapter can run compute work; adapters that
-/// can't (a GL context without compute shaders) or whose device fails to open
-/// are skipped with a log line. Never panics: a panic inside wgpu during
-/// discovery is caught and reported as `Unavailable`.
+/// can't (a GL context without compute shaders) or whose device fails to
+/// open are skipped with a log line. Never panics: a panic inside wgpu
+/// during discovery is caught and reported as `Unavailable`.
 pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
-    std::panic::catch_unwind(discover_inner).unwrap_or_else(|panic| {
+    let disk = DiskCache::new("kernels/wgpu");
+    let opened = std::panic::catch_unwind(|| open_all(&disk)).unwrap_or_else(|panic| {
         let reason = panic
             .downcast_ref::<String>()
             .cloned()
@@ -25,10 +36,15 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
             api: Api::Wgpu,
             reason,
         })
-    })
+    })?;
+    Ok(opened
+        .into_iter()
+        .map(|(info, driver)| checked::open(info, driver))
+        .collect())
 }
 
-fn discover_inner() -> Result<Vec<Arc<dyn Backend>>> {
+/// Open every usable adapter's device, its pipelines cached in `disk`.
+pub(crate) fn open_all(disk: &DiskCache) -> Result<Vec<(DeviceInfo, WgpuDriver)>> {
     // Every native backend, unless WGPU_BACKEND narrows the set (wgpu's own
     // variable, e.g. `WGPU_BACKEND=vulkan`).
     let backends = native_backends().with_env();
@@ -42,7 +58,7 @@ fn discover_inner() -> Result<Vec<Arc<dyn Backend>>> {
     let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
     adapters.sort_by_key(|a| backend_rank(a.get_info().backend));
 
-    let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
+    let mut devices = Vec::new();
     let mut skipped = Vec::new();
     for adapter in adapters {
         let info = adapter.get_info();
@@ -56,14 +72,11 @@ fn discover_inner() -> Result<Vec<Arc<dyn Backend>>> {
             skipped.push(format!("{label}: no compute shaders"));
             continue;
         }
-        match open(&adapter, devices.len()) {
-            Ok(device) => {
-                tracing::debug!("wgpu: opened {label}");
-                devices.push(Arc::new(device));
-            }
+        match open(&adapter, devices.len(), disk) {
+            Ok(device) => devices.push(device),
             Err(e) => {
-                tracing::warn!("wgpu: skipping {label}: {e}");
-                skipped.push(format!("{label}: {e}"));
+                tracing::warn!("wgpu: skipping {label}: {}", e.chain());
+                skipped.push(format!("{label}: {}", e.chain()));
             }
         }
     }
@@ -123,44 +136,63 @@ fn wanted_features(adapter: &wgpu::Features) -> wgpu::Features {
     let wanted = wgpu::Features::SUBGROUP
         | wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
-        | wgpu::Features::SHADER_FLOAT32_ATOMIC;
+        | wgpu::Features::SHADER_FLOAT32_ATOMIC
+        | wgpu::Features::PIPELINE_CACHE;
     let mut features = *adapter & wanted;
-    // The inside-encoder/pass variants are only valid with the base feature.
+    // Timestamps inside encoders are only valid with the base feature.
     if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
-        features.remove(
-            wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-                | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES,
-        );
+        features.remove(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
     }
     features
 }
 
 /// Open the adapter's device with its own limits and the wanted features.
-fn open(adapter: &wgpu::Adapter, index: usize) -> Result<WgpuDevice> {
+fn open(
+    adapter: &wgpu::Adapter,
+    index: usize,
+    disk: &DiskCache,
+) -> Result<(DeviceInfo, WgpuDriver)> {
     let info = adapter.get_info();
-    let features = wanted_features(&adapter.features());
-    let limits = adapter.limits();
+    let name = device_name(&info);
     let descriptor = wgpu::DeviceDescriptor {
         label: Some("rosetta"),
-        required_features: features,
-        required_limits: limits.clone(),
+        required_features: wanted_features(&adapter.features()),
+        required_limits: adapter.limits(),
         experimental_features: wgpu::ExperimentalFeatures::disabled(),
         memory_hints: wgpu::MemoryHints::Performance,
         trace: wgpu::Trace::Off,
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
-        .map_err(|e| Error::backend(Api::Wgpu, format!("request_device failed: {e}")))?;
+        .map_err(|e| Error::device(Api::Wgpu, "wgpu::Adapter::request_device", e))?;
     probe_compute(&device)?;
-    // Read back what the device actually has (equal to what was requested).
+    let gpu = Gpu::new(device, queue, &name);
+    let persistent = PersistentCache::open(&gpu, &info, disk.clone());
+    let driver = WgpuDriver::new(gpu, Compiler::new(persistent))?;
+    let driver_text = driver_text(&info);
     let device_info = DeviceInfo {
         api: Api::Wgpu,
         index,
-        name: device_name(&info),
-        driver: driver_text(&info),
-        caps: capabilities(&info, &device.features(), &device.limits()),
+        caps: capabilities(&info, &driver, &name, &driver_text),
+        name,
+        driver: driver_text,
+        driver_version: driver_version(&info),
+        physical: PhysicalId {
+            // Vulkan adapters with VK_EXT_pci_bus_info; empty elsewhere.
+            pci_bus_id: Some(info.device_pci_bus_id.to_ascii_lowercase())
+                .filter(|id| !id.is_empty()),
+            // wgpu 30's AdapterInfo has no device UUID.
+            uuid: None,
+        },
     };
-    WgpuDevice::new(device_info, device, queue)
+    tracing::debug!(
+        device = %device_info.id(),
+        name = %device_info.name,
+        timestamps = device_info.caps.timestamps,
+        pipeline_cache = driver.persistent_cache().is_some(),
+        seeded_bytes = driver.persistent_cache().map_or(0, |c| c.seeded()),
+        "wgpu: opened"
+    );
+    Ok((device_info, driver))
 }
 
 /// Build a trivial compute pipeline. Some adapters claim compute shaders and
@@ -170,7 +202,7 @@ fn open(adapter: &wgpu::Adapter, index: usize) -> Result<WgpuDevice> {
 fn probe_compute(device: &wgpu::Device) -> Result<()> {
     const PROBE: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
                          @compute @workgroup_size(1) fn main() { data[0] = 1u; }";
-    let ((), error) = crate::errors::scoped(device, || {
+    let ((), error) = scoped(device, || {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("rosetta compute probe"),
             source: wgpu::ShaderSource::Wgsl(PROBE.into()),
@@ -188,18 +220,21 @@ fn probe_compute(device: &wgpu::Device) -> Result<()> {
         None => Ok(()),
         Some(e) => {
             let text = e.to_string();
-            let first = text
+            let last = text
                 .lines()
                 .map(str::trim)
                 .rfind(|l| !l.is_empty())
                 .unwrap_or("unknown error");
-            Err(Error::Unsupported(format!(
-                "cannot build a compute pipeline: {first}"
-            )))
+            Err(Error::unsupported(
+                Api::Wgpu,
+                format!("cannot build a compute pipeline: {last}"),
+            ))
         }
     }
 }
 
+/// "wgpu 30 on Vulkan, llvmpipe, Mesa 22.3.6 (LLVM 15.0.6), vendor 0x10005
+/// device 0x0".
 fn driver_text(info: &wgpu::AdapterInfo) -> String {
     let mut parts = vec![format!("wgpu 30 on {}", backend_name(info.backend))];
     for part in [&info.driver, &info.driver_info] {
@@ -207,15 +242,31 @@ fn driver_text(info: &wgpu::AdapterInfo) -> String {
             parts.push(part.clone());
         }
     }
+    parts.push(format!(
+        "vendor {:#x} device {:#x}",
+        info.vendor, info.device
+    ));
     parts.join(", ")
 }
 
-/// Capabilities from the device's limits and features.
+/// The driver's version as the adapter reports it (`driver_info`: Mesa's or
+/// the vendor's version string), else the driver's name.
+fn driver_version(info: &wgpu::AdapterInfo) -> String {
+    [&info.driver_info, &info.driver]
+        .into_iter()
+        .find(|s| !s.trim().is_empty())
+        .cloned()
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Capabilities from the opened device's limits and features.
 fn capabilities(
     info: &wgpu::AdapterInfo,
-    features: &wgpu::Features,
-    limits: &wgpu::Limits,
+    driver: &WgpuDriver,
+    name: &str,
+    driver_text: &str,
 ) -> Capabilities {
+    let (features, limits) = driver.features_and_limits();
     let subgroups = features.contains(wgpu::Features::SUBGROUP);
     // A buffer must fit one allocation and one storage binding; kept a
     // multiple of 16 so that rounding an allowed size up never exceeds it.
@@ -244,10 +295,13 @@ fn capabilities(
         subgroup_sizes: subgroups.then_some([info.subgroup_min_size, info.subgroup_max_size]),
         subgroup_ops: subgroups,
         float_atomics: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
-        timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+        // Device marks need timestamps between commands; without them the
+        // checked layer times with the host clock.
+        timestamps: driver.has_timer(),
         max_buffer_bytes: max_buffer,
         // wgpu reports neither the memory size nor the compute-unit count.
         memory_bytes: 0,
         compute_units: 0,
+        loop_limit: llvmpipe_loop_limit(name, driver_text),
     }
 }

@@ -1,277 +1,267 @@
-//! Compile + cache.
+//! Compiling a kernel spec into a compute pipeline.
 //!
-//! - One shader module per kernel (the WGSL text does not depend on the
-//!   constants), with the subgroup prelude appended where the kernel has a
-//!   `SUBGROUPS` constant (see `prelude.rs`).
-//! - One explicit bind group layout and pipeline layout per kernel, built from
-//!   `KernelDef::bindings`: storage buffers `0..bindings.len()` (read-only or
-//!   read-write as declared) and the params uniform at `bindings.len()` with a
-//!   dynamic offset into the device's params arena.
-//! - One compute pipeline per `KernelSpec::cache_key()`, the constants set as
-//!   WGSL `override`s by name.
+//! - **Shader modules** are cached by their WGSL text (the kernel's source
+//!   plus, for kernels with a `SUBGROUPS` constant, the prelude of
+//!   `prelude.rs`), never by name: the text does not depend on the constants,
+//!   so every spec of one kernel shares its module.
+//! - **Layouts** are explicit, built from the kernel's interface (never
+//!   derived from the shader, which would drop bindings a variant does not
+//!   use): storage buffers `0..bindings.len()`, read-only or read-write as
+//!   declared, and the params uniform at `bindings.len()` with a dynamic
+//!   offset into the device's params arena. They are cached by that
+//!   interface (accesses and params size).
+//! - **Pipelines**, one per spec (the checked layer caches them), set the
+//!   constants as WGSL `override`s by name, and go through the device's
+//!   persistent pipeline cache where it has one (`pipeline_cache.rs`).
+//! - wgpu does not check workgroup memory against the device's limit, so the
+//!   memory the kernel declares, with the constants applied, is sized here
+//!   with naga (the same naga wgpu uses) and refused when over.
 
-use crate::device::Gpu;
-use crate::errors::{checked, lock, scoped};
-use rosetta_core::{Access, Api, Error, KernelDef, KernelId, KernelSpec, Result};
+use crate::errors::describe;
+use crate::gpu::Gpu;
+use crate::pipeline_cache::PersistentCache;
+use crate::queue::{params_binding_bytes, ARENA_BYTES};
+use rosetta_core::{Access, Api, Error, KernelSpec, Result};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-/// One compiled kernel.
-pub struct Compiled {
-    pub def: &'static KernelDef,
-    pub pipeline: wgpu::ComputePipeline,
-    pub layout: Arc<Layout>,
-    /// The `GROUP_SIZE` constant the pipeline was built with.
-    pub group_size: u32,
-    pub key: String,
+/// One compiled kernel spec.
+pub(crate) struct WgpuKernel {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: Arc<Layout>,
+    /// The spec's label, for pass labels and logs.
+    pub(crate) label: String,
 }
 
-/// One kernel's shader: the wgpu module, and naga's parse of the same text
-/// (to size workgroup memory once the constants are known).
-pub struct Module {
+/// The layouts of every kernel with one interface.
+pub(crate) struct Layout {
+    /// Unique for the life of the process (the bind-group cache's key).
+    pub(crate) id: u64,
+    pub(crate) bind_group: wgpu::BindGroupLayout,
+    pub(crate) pipeline: wgpu::PipelineLayout,
+    /// Bytes of the params binding.
+    pub(crate) params_bytes: u64,
+}
+
+/// One shader: the wgpu module, and naga's parse of the same text (to size
+/// workgroup memory once the constants are known).
+struct Module {
     shader: wgpu::ShaderModule,
     naga: naga::Module,
     info: naga::valid::ModuleInfo,
 }
 
-/// The layouts shared by every pipeline of one kernel.
-pub struct Layout {
-    /// Distinguishes layouts in the bind group cache.
-    pub id: usize,
-    pub bind_group: wgpu::BindGroupLayout,
-    pub pipeline: wgpu::PipelineLayout,
+/// The compiler's caches of intermediate objects, and the persistent cache.
+pub(crate) struct Compiler {
+    /// By the WGSL text compiled.
+    modules: HashMap<String, Arc<Module>>,
+    /// By (binding accesses, params bytes).
+    layouts: HashMap<(Vec<Access>, u64), Arc<Layout>>,
+    persistent: Option<PersistentCache>,
 }
 
-#[derive(Default)]
-pub struct Cache {
-    inner: Mutex<CacheInner>,
-}
-
-#[derive(Default)]
-struct CacheInner {
-    by_key: HashMap<String, KernelId>,
-    kernels: Vec<Arc<Compiled>>,
-    modules: HashMap<&'static str, Arc<Module>>,
-    layouts: HashMap<&'static str, Arc<Layout>>,
-}
-
-impl Cache {
-    pub fn compile(&self, gpu: &Gpu, spec: &KernelSpec) -> Result<KernelId> {
-        let def = spec.kernel;
-        let key = spec.cache_key();
-        // The lock is held while building so that two threads asking for the
-        // same kernel build it once.
-        let mut inner = lock(&self.inner);
-        if let Some(&id) = inner.by_key.get(&key) {
-            return Ok(id);
+impl Compiler {
+    /// A compiler with empty caches, building through `persistent` where
+    /// given.
+    pub(crate) fn new(persistent: Option<PersistentCache>) -> Self {
+        Compiler {
+            modules: HashMap::new(),
+            layouts: HashMap::new(),
+            persistent,
         }
+    }
+
+    /// The persistent pipeline cache, where the device has one.
+    pub(crate) fn persistent(&self) -> Option<&PersistentCache> {
+        self.persistent.as_ref()
+    }
+
+    /// Save the persistent cache now if it has unsaved pipelines.
+    pub(crate) fn save(&mut self) {
+        if let Some(persistent) = &mut self.persistent {
+            persistent.save();
+        }
+    }
+
+    /// Build the pipeline of `spec` from its WGSL source.
+    pub(crate) fn compile(
+        &mut self,
+        gpu: &Gpu,
+        spec: &KernelSpec,
+        wgsl: &str,
+    ) -> Result<WgpuKernel> {
         gpu.health.check()?;
+        let def = spec.def();
+        let label = spec.label();
         if spec.value("SUBGROUPS").unwrap_or(0) != 0 && !gpu.subgroups {
-            return Err(Error::Unsupported(format!(
-                "kernel '{key}' asks for subgroup operations; this wgpu device has no subgroup support"
-            )));
+            return Err(Error::unsupported(
+                Api::Wgpu,
+                format!("kernel '{label}' uses subgroup operations; this device has no subgroups"),
+            ));
         }
-        let group_size = spec.value("GROUP_SIZE").ok_or_else(|| {
-            Error::InvalidArgument(format!("kernel '{}' has no GROUP_SIZE constant", def.name))
-        })?;
-        let caps_limits = gpu.device.limits();
+        let limits = gpu.device.limits();
         for (what, limit) in [
-            ("workgroup size", caps_limits.max_compute_workgroup_size_x),
+            ("workgroup size", limits.max_compute_workgroup_size_x),
             (
                 "workgroup invocations",
-                caps_limits.max_compute_invocations_per_workgroup,
+                limits.max_compute_invocations_per_workgroup,
             ),
         ] {
-            if group_size > limit {
-                return Err(Error::ExceedsLimit {
-                    what,
-                    requested: group_size.into(),
-                    limit: limit.into(),
-                });
-            }
+            rosetta_core::check_limit(what, spec.group_size().into(), limit.into())?;
         }
-        tracing::debug!(kernel = %key, "wgpu: building pipeline");
+        let params_bytes = params_binding_bytes(def.params().len());
+        let params_limit = ARENA_BYTES.min(limits.max_uniform_buffer_binding_size);
+        if params_bytes > params_limit {
+            return Err(Error::unsupported(
+                Api::Wgpu,
+                format!(
+                    "kernel '{label}' has {} param words; a uniform binding holds {params_limit} bytes",
+                    def.params().len()
+                ),
+            ));
+        }
 
-        let module = match inner.modules.get(def.name) {
+        let text = crate::prelude::source(def, wgsl, gpu.subgroups);
+        let module = match self.modules.get(&text) {
             Some(module) => Arc::clone(module),
             None => {
-                let module = Arc::new(build_module(gpu, def)?);
-                inner.modules.insert(def.name, Arc::clone(&module));
+                let module = Arc::new(build_module(gpu, &label, def.name(), &text)?);
+                self.modules.insert(text, Arc::clone(&module));
                 module
             }
         };
-        // wgpu does not check workgroup memory against the device limit:
-        // size it here, with the constants applied, and refuse what is over.
         let shared_bytes =
-            workgroup_bytes(&module, def.name, spec).map_err(|log| Error::Compile {
+            workgroup_bytes(&module, def.name(), spec).map_err(|log| Error::Compile {
                 api: Api::Wgpu,
-                kernel: key.clone(),
+                kernel: label.clone(),
                 log,
             })?;
-        let limit = caps_limits.max_compute_workgroup_storage_size;
-        if shared_bytes > u64::from(limit) {
-            return Err(Error::ExceedsLimit {
-                what: "workgroup shared memory (bytes)",
-                requested: shared_bytes,
-                limit: u64::from(limit),
-            });
-        }
-        let layout = match inner.layouts.get(def.name) {
-            Some(layout) => Arc::clone(layout),
-            None => {
-                let id = inner.layouts.len();
-                let layout = Arc::new(checked(
-                    &gpu.device,
-                    &gpu.health,
-                    "creating bind group layouts",
-                    || build_layout(&gpu.device, def, id),
-                )?);
-                inner.layouts.insert(def.name, Arc::clone(&layout));
-                layout
-            }
-        };
+        rosetta_core::check_limit(
+            "workgroup shared memory (bytes)",
+            shared_bytes,
+            limits.max_compute_workgroup_storage_size.into(),
+        )?;
+        let layout = self.layout(gpu, def.bindings(), params_bytes)?;
 
         let constants: Vec<(&str, f64)> = spec
             .constants()
             .map(|(name, value)| (name, f64::from(value)))
             .collect();
-        let (pipeline, error) = scoped(&gpu.device, || {
+        let (pipeline, error) = crate::errors::scoped(&gpu.device, || {
             gpu.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&key),
+                    label: Some(&label),
                     layout: Some(&layout.pipeline),
                     module: &module.shader,
-                    entry_point: Some(def.name),
+                    entry_point: Some(def.name()),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &constants,
                         // Kernels initialise the shared memory they read.
                         zero_initialize_workgroup_memory: false,
                     },
-                    cache: None,
+                    cache: self.persistent.as_ref().map(PersistentCache::cache),
                 })
         });
-        if let Some(error) = error {
-            gpu.health.check()?;
-            return Err(Error::Compile {
-                api: Api::Wgpu,
-                kernel: key,
-                log: crate::errors::describe(&error),
-            });
+        match error {
+            None => {}
+            Some(error @ wgpu::Error::OutOfMemory { .. }) => {
+                return Err(gpu
+                    .health
+                    .to_error("wgpu::Device::create_compute_pipeline", error))
+            }
+            Some(error) => {
+                gpu.health.check()?;
+                return Err(Error::Compile {
+                    api: Api::Wgpu,
+                    kernel: label,
+                    log: describe(&error),
+                });
+            }
         }
-        let id = KernelId(inner.kernels.len() as u64);
-        inner.kernels.push(Arc::new(Compiled {
-            def,
+        if let Some(persistent) = &mut self.persistent {
+            persistent.built();
+        }
+        Ok(WgpuKernel {
             pipeline,
             layout,
-            group_size,
-            key: key.clone(),
-        }));
-        inner.by_key.insert(key, id);
-        Ok(id)
+            label,
+        })
     }
 
-    pub fn get(&self, id: KernelId) -> Result<Arc<Compiled>> {
-        lock(&self.inner)
-            .kernels
-            .get(id.0 as usize)
-            .cloned()
-            .ok_or_else(|| Error::InvalidArgument(format!("unknown wgpu kernel {}", id.0)))
+    /// The layouts for an interface, built on first use.
+    fn layout(&mut self, gpu: &Gpu, bindings: &[Access], params_bytes: u64) -> Result<Arc<Layout>> {
+        let key = (bindings.to_vec(), params_bytes);
+        if let Some(layout) = self.layouts.get(&key) {
+            return Ok(Arc::clone(layout));
+        }
+        let layout = Arc::new(build_layout(gpu, bindings, params_bytes)?);
+        self.layouts.insert(key, Arc::clone(&layout));
+        Ok(layout)
     }
 }
 
-/// Parse and validate the kernel's WGSL (plus prelude); a failure is a
-/// `Compile` error carrying naga's messages.
-fn build_module(gpu: &Gpu, def: &'static KernelDef) -> Result<Module> {
+/// Parse and validate the WGSL text; a failure is a `Compile` error with
+/// wgpu's messages (line and column) and naga's rendered report.
+fn build_module(gpu: &Gpu, label: &str, name: &str, text: &str) -> Result<Module> {
     let compile_error = |log: String| Error::Compile {
         api: Api::Wgpu,
-        kernel: def.name.to_string(),
+        kernel: label.to_string(),
         log,
     };
-    let wgsl = def
-        .source(Api::Wgpu)
-        .ok_or_else(|| compile_error("no WGSL source".into()))?;
-    let text = crate::prelude::source(def, wgsl, gpu.subgroups);
     let parsed =
-        naga::front::wgsl::parse_str(&text).map_err(|e| compile_error(e.emit_to_string(&text)));
-    // naga's forced loop bounding adds a 64-bit counter and an extra exit to
-    // every loop, which keeps drivers from unrolling the kernels' constant
-    // loops and can cost an order of magnitude (gfx-rs/wgpu#7698). It only
-    // guards against compilers exploiting infinite loops, and the kernels
-    // have none (see the SAFETY note), so it is switched off; bounds checks
-    // and division checks stay on.
-    let checks = wgpu::ShaderRuntimeChecks {
-        force_loop_bounding: false,
-        ..wgpu::ShaderRuntimeChecks::checked()
-    };
-    let (module, error) = scoped(&gpu.device, || {
-        // SAFETY: with `force_loop_bounding` off, wgpu requires that the
-        // shader contains no infinite loop. Kernel sources are `&'static`
-        // text compiled into the program (trusted code, never user input),
-        // and rosetta's kernels only loop to counts: constants, or
-        // grid-stride counters that start below their bound and step by the
-        // grid size, with bounds (vectors = n/4, tail offsets < 4, tile
-        // counts of tiles of 8+ elements) so far below 2^32 that no counter
-        // can wrap around for any u32 params and any geometry the plans
-        // choose. Memory safety never depends on this: bounds checks are on.
-        unsafe {
-            gpu.device.create_shader_module_trusted(
-                wgpu::ShaderModuleDescriptor {
-                    label: Some(def.name),
-                    source: wgpu::ShaderSource::Wgsl(text.as_str().into()),
-                },
-                checks,
-            )
-        }
-    });
+        naga::front::wgsl::parse_str(text).map_err(|e| compile_error(e.emit_to_string(text)));
+    // SAFETY: `trusted_module` requires every dispatch of a pipeline built
+    // from the module to terminate. The module's pipelines live only in
+    // `WgpuKernel`s, which are dispatched only by `launch::record`, itself
+    // an `unsafe fn` called only from `Driver::launch`, whose caller (the
+    // checked layer, on behalf of the caller of the unsafe
+    // `Backend::launch`) guarantees that the kernel terminates for that
+    // launch.
+    let (shader, error) = unsafe { gpu.trusted_module(name, text) };
     if let Some(error) = error {
+        if matches!(error, wgpu::Error::OutOfMemory { .. }) {
+            return Err(gpu
+                .health
+                .to_error("wgpu::Device::create_shader_module", error));
+        }
         gpu.health.check()?;
-        // The compilation messages carry line and column; the scope's error
-        // carries naga's rendered report. Keep both.
-        let info = pollster::block_on(module.get_compilation_info());
+        let info = pollster::block_on(shader.get_compilation_info());
         let mut log = String::new();
         for message in &info.messages {
             match &message.location {
                 Some(at) => log.push_str(&format!(
-                    "{}:{}:{}: {:?}: {}\n",
-                    def.name,
-                    at.line_number,
-                    at.line_position,
-                    message.message_type,
-                    message.message
+                    "{name}:{}:{}: {:?}: {}\n",
+                    at.line_number, at.line_position, message.message_type, message.message
                 )),
                 None => log.push_str(&format!(
-                    "{}: {:?}: {}\n",
-                    def.name, message.message_type, message.message
+                    "{name}: {:?}: {}\n",
+                    message.message_type, message.message
                 )),
             }
         }
-        log.push_str(&crate::errors::describe(&error));
+        log.push_str(&describe(&error));
         return Err(compile_error(log));
     }
-    // wgpu accepted the text, so naga's own parse and validation succeed too
-    // (same naga); any failure here is still reported, never unwrapped.
+    // wgpu accepted the text, so naga's own parse and validation succeed
+    // too (the same naga); a failure is still reported, never unwrapped.
     let naga_module = parsed?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
     )
     .validate(&naga_module)
-    .map_err(|e| compile_error(e.emit_to_string(&text)))?;
+    .map_err(|e| compile_error(e.emit_to_string(text)))?;
     Ok(Module {
-        shader: module,
+        shader,
         naga: naga_module,
         info,
     })
 }
 
-/// Bytes of workgroup memory the kernel declares once its overrides take
-/// the spec's values (each variable at its alignment, as drivers lay them
-/// out).
-fn workgroup_bytes(
-    module: &Module,
-    entry: &str,
-    spec: &KernelSpec,
-) -> std::result::Result<u64, String> {
+/// Bytes of workgroup memory the kernel declares once its overrides take the
+/// spec's values (each variable at its alignment, as drivers lay them out).
+fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u64, String> {
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in spec.constants() {
         constants.insert(name.to_string(), f64::from(value));
@@ -298,9 +288,10 @@ fn workgroup_bytes(
     Ok(bytes)
 }
 
-fn build_layout(device: &wgpu::Device, def: &KernelDef, id: usize) -> Layout {
-    let mut entries: Vec<wgpu::BindGroupLayoutEntry> = def
-        .bindings
+/// The bind group and pipeline layouts of one interface.
+fn build_layout(gpu: &Gpu, bindings: &[Access], params_bytes: u64) -> Result<Layout> {
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+    let mut entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
         .iter()
         .enumerate()
         .map(|(i, access)| wgpu::BindGroupLayoutEntry {
@@ -317,7 +308,7 @@ fn build_layout(device: &wgpu::Device, def: &KernelDef, id: usize) -> Layout {
         })
         .collect();
     entries.push(wgpu::BindGroupLayoutEntry {
-        binding: def.bindings.len() as u32,
+        binding: bindings.len() as u32,
         visibility: wgpu::ShaderStages::COMPUTE,
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Uniform,
@@ -326,18 +317,26 @@ fn build_layout(device: &wgpu::Device, def: &KernelDef, id: usize) -> Layout {
         },
         count: None,
     });
-    let bind_group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(def.name),
-        entries: &entries,
-    });
-    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(def.name),
-        bind_group_layouts: &[Some(&bind_group)],
-        immediate_size: 0,
-    });
-    Layout {
-        id,
+    let (bind_group, pipeline) = gpu.checked("wgpu::Device::create_bind_group_layout", || {
+        let bind_group = gpu
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("rosetta kernel bindings"),
+                entries: &entries,
+            });
+        let pipeline = gpu
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("rosetta kernel layout"),
+                bind_group_layouts: &[Some(&bind_group)],
+                immediate_size: 0,
+            });
+        (bind_group, pipeline)
+    })?;
+    Ok(Layout {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         bind_group,
         pipeline,
-    }
+        params_bytes,
+    })
 }

@@ -1,24 +1,33 @@
-//! Device errors never abort the process: every piece of device work runs
-//! inside error scopes, and what they catch becomes a typed error. Errors no
-//! scope catches go to the uncaptured-error handler, which logs them and keeps
-//! them for `take_diagnostics` instead of panicking (wgpu's default).
+//! wgpu's errors as rosetta's.
+//!
+//! wgpu reports device errors three ways, and each one ends up typed:
+//! - **Error scopes** around a piece of device work ([`scoped`]): what they
+//!   catch is mapped by [`Health::to_error`] — an out-of-memory scope's error
+//!   is [`Error::OutOfMemory`], a validation or internal error
+//!   [`Error::Device`] naming the wgpu call, keeping wgpu's error as the
+//!   source.
+//! - **Uncaptured errors** (outside every scope) go to a handler that logs
+//!   them and keeps them for `diagnostics` instead of panicking (wgpu's
+//!   default).
+//! - **Device loss** is recorded by the device-lost callback; from then on
+//!   every call returns [`Error::DeviceLost`] ([`Health::check`]).
 
-use rosetta_core::{Api, Error};
-use std::sync::{Arc, Mutex};
+use rosetta_core::{Api, Error, Result};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Errors and loss reports that arrive outside any scope, shared with the
 /// callbacks wgpu holds.
 #[derive(Default)]
-pub struct Health {
-    /// Set once by the device-lost callback.
+pub(crate) struct Health {
+    /// Set once by the device-lost callback: the reason and wgpu's message.
     lost: Mutex<Option<String>>,
-    /// Uncaptured errors since the last `take_diagnostics`.
+    /// Uncaptured errors since the last `take_uncaptured`.
     uncaptured: Mutex<Vec<String>>,
 }
 
 impl Health {
     /// Install the uncaptured-error handler and the device-lost callback.
-    pub fn watch(device: &wgpu::Device, name: &str) -> Arc<Health> {
+    pub(crate) fn watch(device: &wgpu::Device, name: &str) -> Arc<Health> {
         let health = Arc::new(Health::default());
         let sink = Arc::clone(&health);
         let device_name = name.to_string();
@@ -42,27 +51,44 @@ impl Health {
     }
 
     /// `Err(DeviceLost)` once the device is gone.
-    pub fn check(&self) -> Result<(), Error> {
+    pub(crate) fn check(&self) -> Result<()> {
         match lock(&self.lost).as_ref() {
-            Some(message) => Err(Error::DeviceLost {
-                api: Api::Wgpu,
-                message: message.clone(),
-            }),
+            Some(message) => Err(Error::lost(Api::Wgpu, message.clone())),
             None => Ok(()),
         }
     }
 
-    pub fn take_uncaptured(&self) -> Vec<String> {
+    /// The uncaptured errors since the last call (drained).
+    pub(crate) fn take_uncaptured(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.uncaptured))
+    }
+
+    /// A caught wgpu error of the call `call` as a typed error:
+    /// `DeviceLost` if the device is gone, `OutOfMemory` for wgpu's
+    /// out-of-memory errors, else `Device` keeping wgpu's error as source.
+    pub(crate) fn to_error(&self, call: &str, error: wgpu::Error) -> Error {
+        if let Err(lost) = self.check() {
+            return lost;
+        }
+        tracing::debug!("wgpu: {call} failed: {}", describe(&error));
+        match error {
+            wgpu::Error::OutOfMemory { .. } => {
+                Error::out_of_memory(Api::Wgpu, call, Some(Box::new(error)))
+            }
+            wgpu::Error::Validation { .. } | wgpu::Error::Internal { .. } => {
+                Error::device(Api::Wgpu, call, error)
+            }
+        }
     }
 }
 
 /// Run `f` inside out-of-memory, validation and internal error scopes and
-/// return its value with the first error they caught.
+/// return its value with the first error they caught (out of memory first:
+/// a failed allocation often causes validation errors after it).
 ///
-/// Scopes are per thread in wgpu, and both the push and the pop happen here,
-/// on the calling thread.
-pub fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> (T, Option<wgpu::Error>) {
+/// Scopes are per thread in wgpu; both the push and the pop happen here, on
+/// the calling thread.
+pub(crate) fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> (T, Option<wgpu::Error>) {
     let out_of_memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
@@ -71,37 +97,13 @@ pub fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> (T, Option<wgp
     let internal = pollster::block_on(internal.pop());
     let validation = pollster::block_on(validation.pop());
     let out_of_memory = pollster::block_on(out_of_memory.pop());
-    (value, validation.or(out_of_memory).or(internal))
-}
-
-/// `scoped`, turning a caught error into a typed one (`what` says which
-/// operation failed).
-pub fn checked<T>(
-    device: &wgpu::Device,
-    health: &Health,
-    what: &str,
-    f: impl FnOnce() -> T,
-) -> Result<T, Error> {
-    let (value, error) = scoped(device, f);
-    match error {
-        None => Ok(value),
-        Some(error) => Err(to_error(health, what, &error)),
-    }
-}
-
-/// A caught wgpu error as a typed error: `DeviceLost` if the device is gone,
-/// else `Backend` with the full message.
-pub fn to_error(health: &Health, what: &str, error: &wgpu::Error) -> Error {
-    health.check().err().unwrap_or_else(|| {
-        let message = format!("{what}: {}", describe(error));
-        tracing::warn!("wgpu: {message}");
-        Error::backend(Api::Wgpu, message)
-    })
+    (value, out_of_memory.or(validation).or(internal))
 }
 
 /// The error's description followed by each source in its chain that adds
-/// something (wgpu's descriptions often already contain the chain).
-pub fn describe(error: &wgpu::Error) -> String {
+/// something (wgpu's descriptions often contain the chain already): the
+/// log of compile errors, and the text of diagnostics.
+pub(crate) fn describe(error: &wgpu::Error) -> String {
     let kind = match error {
         wgpu::Error::OutOfMemory { .. } => "out of memory",
         wgpu::Error::Validation { .. } => "validation error",
@@ -120,9 +122,10 @@ pub fn describe(error: &wgpu::Error) -> String {
     text
 }
 
-/// Lock a mutex, recovering the data if a panicking thread poisoned it (the
-/// data here is always left consistent).
-pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// Lock a mutex of the callbacks' shared state, recovering it if a panicking
+/// thread poisoned it (a message list and an optional message are always
+/// consistent).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

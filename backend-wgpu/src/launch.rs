@@ -1,109 +1,43 @@
-//! Launch (checked against the kernel and the device by the caller, so
-//! nothing invalid reaches wgpu): bind the buffers in `KernelDef::bindings`
-//! order and the params slot at binding `bindings.len()`, and record one
-//! compute pass.
-//!
-//! Bind groups are cached per (kernel layout, buffers), so a benchmark loop
-//! re-launching the same plan creates none; freeing a buffer drops the bind
-//! groups that use it.
+//! Recording one launch (checked by the checked layer, so nothing invalid
+//! reaches wgpu): the bind group of its buffers and params slot, the params
+//! staged in the arena, one compute pass.
 
-use crate::buffers::Buffers;
-use crate::compile::Compiled;
-use crate::device::Gpu;
-use crate::errors::{checked, lock};
+use crate::bindings::BindGroups;
+use crate::compile::WgpuKernel;
+use crate::gpu::Gpu;
+use crate::memory::WgpuBuffer;
 use crate::queue::Recorder;
-use rosetta_core::{BufferId, Launch, Result};
-use std::collections::HashMap;
-use std::sync::Mutex;
+use rosetta_core::{Launch, Result};
 
-/// Bind groups by (layout id, buffer ids).
-#[derive(Default)]
-pub struct BindGroups {
-    map: Mutex<HashMap<(usize, Vec<BufferId>), wgpu::BindGroup>>,
-}
-
-impl BindGroups {
-    /// Forget every bind group that uses `buffer`.
-    pub fn forget(&self, buffer: BufferId) {
-        lock(&self.map).retain(|(_, ids), _| !ids.contains(&buffer));
-    }
-
-    fn get_or_create(
-        &self,
-        gpu: &Gpu,
-        kernel: &Compiled,
-        ids: &[BufferId],
-        buffers: &[wgpu::Buffer],
-        arena: &wgpu::Buffer,
-        params_bytes: u64,
-    ) -> Result<wgpu::BindGroup> {
-        let key = (kernel.layout.id, ids.to_vec());
-        if let Some(group) = lock(&self.map).get(&key) {
-            return Ok(group.clone());
-        }
-        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, buffer)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        entries.push(wgpu::BindGroupEntry {
-            binding: buffers.len() as u32,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: arena,
-                offset: 0,
-                size: wgpu::BufferSize::new(params_bytes),
-            }),
-        });
-        let group = checked(&gpu.device, &gpu.health, "creating a bind group", || {
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(kernel.def.name),
-                layout: &kernel.layout.bind_group,
-                entries: &entries,
-            })
-        })?;
-        lock(&self.map).insert(key, group.clone());
-        Ok(group)
-    }
-}
-
-/// Bytes of a kernel's params binding: its words, rounded up to 16 (a
-/// uniform struct's size), at least 16.
-pub fn params_binding_bytes(words: usize) -> u64 {
-    ((words as u64 * 4).div_ceil(16)).max(1) * 16
-}
-
-/// Check and record one launch.
-#[allow(clippy::too_many_arguments)]
-pub fn record(
+/// Record one dispatch of `kernel` into the pending batch.
+///
+/// # Safety
+/// The contract of `Driver::launch`: the caller guarantees that the kernel,
+/// with these params and this launch, stays inside the bound buffers and
+/// terminates (its pipeline may come from a module without forced loop
+/// bounding), and that `buffers` and `params` match its interface.
+pub(crate) unsafe fn record(
     gpu: &Gpu,
-    recorder: &Mutex<Recorder>,
-    buffers: &Buffers,
-    bind_groups: &BindGroups,
-    kernel: &Compiled,
+    recorder: &mut Recorder,
+    bind_groups: &mut BindGroups,
+    kernel: &WgpuKernel,
     launch: &Launch,
-    ids: &[BufferId],
+    buffers: &[&WgpuBuffer],
     params: &[u32],
 ) -> Result<()> {
-    let resolved = ids
-        .iter()
-        .map(|&id| buffers.get(id))
-        .collect::<Result<Vec<_>>>()?;
-
-    let params_bytes = params_binding_bytes(params.len());
-    let mut recorder = lock(recorder);
-    let group =
-        bind_groups.get_or_create(gpu, kernel, ids, &resolved, recorder.arena(), params_bytes)?;
-    let offset = recorder.stage_params(gpu, params, params_bytes)?;
-    recorder.dispatch(
-        gpu,
-        &kernel.key,
-        &kernel.pipeline,
-        &group,
-        offset,
-        launch.groups,
-    );
+    let group = bind_groups.get_or_create(gpu, &kernel.layout, buffers, recorder.arena())?;
+    let offset = recorder.stage_params(gpu, params, kernel.layout.params_bytes)?;
+    // SAFETY: termination of this dispatch, with the params just staged at
+    // `offset` and `launch.groups`, is what our own caller guarantees.
+    unsafe {
+        recorder.dispatch(
+            gpu,
+            &kernel.label,
+            &kernel.pipeline,
+            &group,
+            offset,
+            launch.groups,
+        );
+    }
     Ok(())
 }

@@ -1,14 +1,22 @@
 //! The wgpu backend: the kernels' WGSL versions, compiled by naga, run on
-//! every adapter wgpu finds (Vulkan, Metal, DX12, GL).
+//! every adapter wgpu finds (Vulkan, Metal, DX12, GL), as a
+//! [`rosetta_core::Driver`] under rosetta-core's checked layer (which owns
+//! handles, checks, the kernel cache, the buffer pool and timing tokens).
 //!
-//! Files, as in every backend: `adapter.rs` (device discovery and
-//! capabilities), `buffers.rs`, `compile.rs` (shader modules, explicit bind
-//! group layouts, pipelines per constants), `launch.rs`, `timing.rs`;
-//! `device.rs` ties them into the `Backend` impl. wgpu needs three more small
-//! modules: `queue.rs` (the in-order command recorder that batches work into
-//! command buffers), `errors.rs` (error scopes and the mapping of wgpu's
-//! errors to typed [`rosetta_core::Error`]s) and `prelude.rs` (the subgroup
-//! helpers appended to kernels that have a `SUBGROUPS` constant).
+//! Modules, each using only those listed before it:
+//! - `errors.rs`: error scopes, uncaptured errors and device loss, mapped to
+//!   [`rosetta_core::Error`];
+//! - `gpu.rs`: the device and queue, waiting and mapping, and the crate's
+//!   only `unsafe` wgpu calls;
+//! - `prelude.rs`: the subgroup helpers appended to kernels that have a
+//!   `SUBGROUPS` constant;
+//! - `memory.rs`: buffers; `queue.rs`: the in-order command recorder and the
+//!   params arena; `timing.rs`: timestamp marks in a query ring;
+//! - `pipeline_cache.rs`: the persistent pipeline cache (Vulkan adapters);
+//! - `compile.rs`: shader modules, explicit layouts, pipelines;
+//! - `bindings.rs`: the bind-group cache; `launch.rs`: one dispatch;
+//! - `driver.rs`: the `Driver` impl; `adapter.rs`: discovery and
+//!   capabilities.
 //!
 //! # How the kernel interface maps onto wgpu
 //! - Constants are WGSL `override`s, set by name through the pipeline's
@@ -18,19 +26,40 @@
 //!   per-device uniform arena with a dynamic offset per launch.
 //! - Bind group layouts are built from `KernelDef::bindings` (never derived
 //!   from the shader, which would drop bindings a variant does not use).
-//! - Timing uses timestamp queries (written between commands where the
-//!   adapter allows it, else at the start and end of each compute pass), and
-//!   the host clock only on adapters without timestamps.
+//!
+//! # Timing
+//! Where the adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS` (lavapipe's Vulkan
+//! adapter and Mesa's GL adapter both do), timestamps are written between
+//! commands into a ring of query slots; `caps.timestamps` is true. Elsewhere
+//! there are no device marks and the checked layer times with the host
+//! clock.
+//!
+//! # Persistent cache
+//! On adapters with `Features::PIPELINE_CACHE` (Vulkan), pipelines go through
+//! a `wgpu::PipelineCache` stored in `kernels/wgpu` of the disk cache
+//! (`ROSETTA_CACHE_DIR`; `off` disables it). GL, Metal and DX12 adapters
+//! have no pipeline cache in wgpu 30, so their kernels are compiled afresh
+//! in every process.
+//!
+//! # Environment
+//! wgpu's own variables apply: `WGPU_BACKEND` narrows the backends searched,
+//! `WGPU_VALIDATION` / `WGPU_DEBUG` turn on validation layers.
+
+#![warn(missing_docs)]
 
 mod adapter;
-mod buffers;
+mod bindings;
 mod compile;
-mod device;
+mod driver;
 mod errors;
+mod gpu;
 mod launch;
+mod memory;
+mod pipeline_cache;
 mod prelude;
 mod queue;
+#[cfg(test)]
+mod tests;
 mod timing;
 
 pub use adapter::discover;
-pub use device::WgpuDevice;

@@ -25,7 +25,7 @@
 //! every kernel has.
 
 /// The helpers on a device with subgroups.
-pub const SUBGROUPS: &str = r#"
+pub(crate) const SUBGROUPS: &str = r#"
 // ---- appended by rosetta-backend-wgpu: this device has subgroups ----
 struct SubgroupBuiltins {
     @builtin(subgroup_invocation_id) lane: u32,
@@ -47,7 +47,7 @@ fn subgroup_any(x: bool) -> bool { return subgroupAny(x); }
 "#;
 
 /// The same helpers on a device without subgroups: one invocation each.
-pub const SINGLE_INVOCATION: &str = r#"
+pub(crate) const SINGLE_INVOCATION: &str = r#"
 // ---- appended by rosetta-backend-wgpu: no subgroups; each invocation is its own subgroup ----
 struct SubgroupBuiltins {
     @builtin(local_invocation_id) local_id: vec3<u32>,
@@ -67,7 +67,7 @@ fn subgroup_any(x: bool) -> bool { return x; }
 
 /// The WGSL text to compile for a kernel source on a device with or without
 /// subgroups.
-pub fn source(kernel: &rosetta_core::KernelDef, wgsl: &str, subgroups: bool) -> String {
+pub(crate) fn source(kernel: &rosetta_core::KernelDef, wgsl: &str, subgroups: bool) -> String {
     if kernel.constant_index("SUBGROUPS").is_none() {
         return wgsl.to_string();
     }

@@ -1,32 +1,36 @@
 //! The in-order command recorder.
 //!
-//! `launch`, `zero` and the timer marks are recorded into one pending command
-//! encoder (one compute pass per launch) and submitted together; `write`,
-//! `read`, `finish` and `end_timer` submit what is pending first, so every
-//! call takes effect in call order, as if on one in-order queue:
+//! Launches, clears, copies and timestamps are recorded into one pending
+//! command encoder (one compute pass per launch) and submitted together;
+//! `write` and `read` submit what is pending first, so every call takes
+//! effect in call order, as if on one in-order queue:
 //!
 //! - `queue.write_buffer` runs before the command buffers of the *next*
-//!   submission, so a `write` first submits the launches recorded before it.
+//!   submission, so a `write` first submits the work recorded before it.
 //! - Launch params live in one uniform arena per device, a slot per launch
-//!   (dynamic offset). The slots of a batch are uploaded with one
-//!   `write_buffer` just before the batch's submission, after the previous
-//!   batch, which is what makes reusing the arena across batches safe. A full
-//!   arena submits the batch.
+//!   (bound with a dynamic offset). The slots of a batch are uploaded with
+//!   one `write_buffer` just before the batch's submission, so after the
+//!   previous batch, which makes reusing the arena across batches safe. A
+//!   full arena submits the batch.
 //! - Downloads copy into a `MAP_READ` staging buffer (reused, chunked) and
 //!   wait for the map.
 
-use crate::device::Gpu;
-use crate::errors::checked;
-use crate::timing::Timer;
-use rosetta_core::{Api, Error, Result};
-use std::sync::mpsc;
+use crate::gpu::Gpu;
+use rosetta_core::{Error, Result};
 
 /// Bytes of the params arena.
-const ARENA_BYTES: u64 = 64 << 10;
-/// Largest staging buffer for downloads and largest single upload.
+pub(crate) const ARENA_BYTES: u64 = 256 << 10;
+/// Largest staging buffer for downloads, and largest single upload.
 const CHUNK_BYTES: u64 = 64 << 20;
 
-pub struct Recorder {
+/// Bytes of a kernel's params binding: its words, rounded up to 16 (the
+/// size of a uniform struct), at least 16.
+pub(crate) fn params_binding_bytes(words: usize) -> u64 {
+    (words as u64 * 4).div_ceil(16).max(1) * 16
+}
+
+/// The pending encoder, the params arena and the download staging buffer.
+pub(crate) struct Recorder {
     encoder: Option<wgpu::CommandEncoder>,
     /// Dispatches in the pending encoder (for logs).
     launches: u32,
@@ -36,25 +40,20 @@ pub struct Recorder {
     /// The arena's contents for the pending batch.
     staged: Vec<u8>,
     staging: Option<wgpu::Buffer>,
-    pub timer: Timer,
 }
 
 impl Recorder {
-    pub fn new(gpu: &Gpu) -> Result<Self> {
+    /// A recorder with an empty batch and a fresh params arena.
+    pub(crate) fn new(gpu: &Gpu) -> Result<Self> {
         let alignment = u64::from(gpu.device.limits().min_uniform_buffer_offset_alignment).max(16);
-        let arena = checked(
-            &gpu.device,
-            &gpu.health,
-            "creating the params arena",
-            || {
-                gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("rosetta params arena"),
-                    size: ARENA_BYTES.max(alignment),
-                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            },
-        )?;
+        let arena = gpu.checked("wgpu::Device::create_buffer", || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("rosetta params arena"),
+                size: ARENA_BYTES.max(alignment),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
         Ok(Recorder {
             encoder: None,
             launches: 0,
@@ -62,16 +61,16 @@ impl Recorder {
             slot_stride: alignment,
             staged: Vec::new(),
             staging: None,
-            timer: Timer::new(gpu)?,
         })
     }
 
-    pub fn arena(&self) -> &wgpu::Buffer {
+    /// The params arena every bind group binds at its last binding.
+    pub(crate) fn arena(&self) -> &wgpu::Buffer {
         &self.arena
     }
 
     /// The pending encoder, created on first use.
-    pub fn encoder(&mut self, gpu: &Gpu) -> &mut wgpu::CommandEncoder {
+    pub(crate) fn encoder(&mut self, gpu: &Gpu) -> &mut wgpu::CommandEncoder {
         self.encoder.get_or_insert_with(|| {
             gpu.device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -80,16 +79,23 @@ impl Recorder {
         })
     }
 
-    /// Stage one launch's params; returns the slot's offset in the arena.
-    /// Submits the pending batch first if the arena is full.
-    pub fn stage_params(&mut self, gpu: &Gpu, params: &[u32], binding_bytes: u64) -> Result<u32> {
-        if binding_bytes > ARENA_BYTES {
-            return Err(Error::InvalidArgument(format!(
-                "{} param words do not fit the params arena",
+    /// Stage one launch's params in a slot of `binding_bytes`; returns the
+    /// slot's offset in the arena. Submits the pending batch first if the
+    /// arena is full.
+    pub(crate) fn stage_params(
+        &mut self,
+        gpu: &Gpu,
+        params: &[u32],
+        binding_bytes: u64,
+    ) -> Result<u32> {
+        let slot = binding_bytes.div_ceil(self.slot_stride) * self.slot_stride;
+        if slot > self.arena.size() || (params.len() as u64) * 4 > binding_bytes {
+            // `compile` refuses kernels whose params do not fit.
+            return Err(Error::Internal(format!(
+                "{} param words do not fit a params slot of {binding_bytes} bytes",
                 params.len()
             )));
         }
-        let slot = binding_bytes.div_ceil(self.slot_stride) * self.slot_stride;
         if self.staged.len() as u64 + slot > self.arena.size() {
             self.submit(gpu)?;
         }
@@ -97,11 +103,18 @@ impl Recorder {
         self.staged.resize(offset + slot as usize, 0);
         let words: &[u8] = bytemuck::cast_slice(params);
         self.staged[offset..offset + words.len()].copy_from_slice(words);
-        Ok(offset as u32)
+        u32::try_from(offset)
+            .map_err(|_| Error::Internal("a params slot offset exceeds u32".into()))
     }
 
     /// Record one dispatch into the pending encoder.
-    pub fn dispatch(
+    ///
+    /// # Safety
+    /// `pipeline` may have been built from a module without forced loop
+    /// bounding (see `Gpu::trusted_module`): the caller guarantees that this
+    /// dispatch, with the params staged at `params_offset` and these
+    /// groups, terminates (the contract of `Driver::launch`).
+    pub(crate) unsafe fn dispatch(
         &mut self,
         gpu: &Gpu,
         label: &str,
@@ -110,19 +123,10 @@ impl Recorder {
         params_offset: u32,
         groups: [u32; 3],
     ) {
-        let timestamp_writes = self.timer.next_pass();
-        let query_set = self.timer.query_set().cloned();
         let encoder = self.encoder(gpu);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
-            timestamp_writes: match (timestamp_writes, &query_set) {
-                (Some((begin, end)), Some(query_set)) => Some(wgpu::ComputePassTimestampWrites {
-                    query_set,
-                    beginning_of_pass_write_index: Some(begin),
-                    end_of_pass_write_index: Some(end),
-                }),
-                _ => None,
-            },
+            timestamp_writes: None,
         });
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, bind_group, &[params_offset]);
@@ -131,15 +135,15 @@ impl Recorder {
         self.launches += 1;
     }
 
-    /// Submit the pending batch (params upload first).
-    pub fn submit(&mut self, gpu: &Gpu) -> Result<()> {
+    /// Submit the pending batch (its params upload first).
+    pub(crate) fn submit(&mut self, gpu: &Gpu) -> Result<()> {
         let Some(encoder) = self.encoder.take() else {
             return Ok(());
         };
         let staged = std::mem::take(&mut self.staged);
-        tracing::trace!(launches = self.launches, "wgpu: submitting batch");
+        tracing::trace!(launches = self.launches, "wgpu: submitting a batch");
         self.launches = 0;
-        checked(&gpu.device, &gpu.health, "submitting recorded work", || {
+        gpu.checked("wgpu::Queue::submit", || {
             if !staged.is_empty() {
                 gpu.queue.write_buffer(&self.arena, 0, &staged);
             }
@@ -148,19 +152,25 @@ impl Recorder {
     }
 
     /// Submit everything and wait until the device is idle.
-    pub fn finish(&mut self, gpu: &Gpu) -> Result<()> {
+    pub(crate) fn finish(&mut self, gpu: &Gpu) -> Result<()> {
         self.submit(gpu)?;
-        wait_idle(gpu)
+        gpu.wait_idle()
     }
 
     /// Upload in queue order: after everything recorded so far.
-    pub fn write(&mut self, gpu: &Gpu, dst: &wgpu::Buffer, offset: u64, data: &[u8]) -> Result<()> {
+    pub(crate) fn write(
+        &mut self,
+        gpu: &Gpu,
+        dst: &wgpu::Buffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<()> {
         self.submit(gpu)?;
         let chunks = data.chunks(CHUNK_BYTES as usize);
         let count = chunks.len();
         for (i, chunk) in chunks.enumerate() {
             let at = offset + i as u64 * CHUNK_BYTES;
-            checked(&gpu.device, &gpu.health, "uploading data", || {
+            gpu.checked("wgpu::Queue::write_buffer", || {
                 gpu.queue.write_buffer(dst, at, chunk);
                 // Submit the staged upload now when more chunks follow, so
                 // that at most one chunk of staging memory is alive.
@@ -172,13 +182,27 @@ impl Recorder {
         Ok(())
     }
 
-    /// Zero a buffer in queue order.
-    pub fn zero(&mut self, gpu: &Gpu, buffer: &wgpu::Buffer) {
+    /// Zero a whole buffer in queue order.
+    pub(crate) fn zero(&mut self, gpu: &Gpu, buffer: &wgpu::Buffer) {
         self.encoder(gpu).clear_buffer(buffer, 0, None);
     }
 
+    /// Copy between two buffers in queue order.
+    pub(crate) fn copy(
+        &mut self,
+        gpu: &Gpu,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        bytes: u64,
+    ) {
+        self.encoder(gpu)
+            .copy_buffer_to_buffer(src, src_offset, dst, dst_offset, Some(bytes));
+    }
+
     /// Download after everything recorded so far has run.
-    pub fn read(
+    pub(crate) fn read(
         &mut self,
         gpu: &Gpu,
         src: &wgpu::Buffer,
@@ -188,23 +212,18 @@ impl Recorder {
         self.submit(gpu)?;
         for (i, chunk) in out.chunks_mut(CHUNK_BYTES as usize).enumerate() {
             let at = offset + i as u64 * CHUNK_BYTES;
-            let staging = self.staging(gpu, chunk.len() as u64)?;
             let len = chunk.len() as u64;
-            checked(
-                &gpu.device,
-                &gpu.health,
-                "copying to the staging buffer",
-                || {
-                    let mut encoder =
-                        gpu.device
-                            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                                label: Some("rosetta download"),
-                            });
-                    encoder.copy_buffer_to_buffer(src, at, &staging, 0, Some(len));
-                    gpu.queue.submit([encoder.finish()]);
-                },
-            )?;
-            map_read(gpu, &staging, chunk)?;
+            let staging = self.staging(gpu, len)?;
+            gpu.checked("wgpu::Queue::submit", || {
+                let mut encoder =
+                    gpu.device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("rosetta download"),
+                        });
+                encoder.copy_buffer_to_buffer(src, at, &staging, 0, Some(len));
+                gpu.queue.submit([encoder.finish()]);
+            })?;
+            gpu.map_read(&staging, chunk)?;
         }
         Ok(())
     }
@@ -217,68 +236,15 @@ impl Recorder {
             }
         }
         let size = len.next_power_of_two().clamp(4096, CHUNK_BYTES).max(len);
-        let staging = checked(
-            &gpu.device,
-            &gpu.health,
-            "creating a staging buffer",
-            || {
-                gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("rosetta download staging"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            },
-        )?;
+        let staging = gpu.checked("wgpu::Device::create_buffer", || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("rosetta download staging"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
         self.staging = Some(staging.clone());
         Ok(staging)
     }
-}
-
-/// Block until all submitted work is done.
-pub fn wait_idle(gpu: &Gpu) -> Result<()> {
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| {
-            gpu.health.check().err().unwrap_or_else(|| {
-                Error::backend(Api::Wgpu, format!("waiting for the device: {e}"))
-            })
-        })?;
-    gpu.health.check()
-}
-
-/// Map the first `out.len()` bytes of a `MAP_READ` buffer whose copy has
-/// been submitted, copy them out and unmap.
-pub fn map_read(gpu: &Gpu, staging: &wgpu::Buffer, out: &mut [u8]) -> Result<()> {
-    if out.is_empty() {
-        return Ok(());
-    }
-    let slice = staging.slice(0..out.len() as u64);
-    let (sender, receiver) = mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |result| {
-        // The receiver waits below; if it is gone there is nobody to tell.
-        let _ = sender.send(result);
-    });
-    wait_idle(gpu)?;
-    let mapped = receiver.try_recv().map_err(|_| {
-        gpu.health.check().err().unwrap_or_else(|| {
-            Error::backend(Api::Wgpu, "mapping the staging buffer did not complete")
-        })
-    })?;
-    mapped.map_err(|e| {
-        gpu.health.check().err().unwrap_or_else(|| {
-            Error::backend(Api::Wgpu, format!("mapping the staging buffer failed: {e}"))
-        })
-    })?;
-    let copied = slice
-        .get_mapped_range()
-        .map(|view| out.copy_from_slice(&view))
-        .map_err(|e| {
-            Error::backend(
-                Api::Wgpu,
-                format!("reading the mapped staging buffer: {e:?}"),
-            )
-        });
-    staging.unmap();
-    copied
 }

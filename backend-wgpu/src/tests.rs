@@ -1,0 +1,194 @@
+//! Tests of what only the driver itself shows (the contract suite sees the
+//! device through the checked layer): the bind-group cache across frees, and
+//! the persistent pipeline cache with stored, damaged and rejected entries.
+
+use crate::adapter::open_all;
+use crate::driver::WgpuDriver;
+use crate::memory::WgpuBuffer;
+use rosetta_core::contract::{probe, probe_expected};
+use rosetta_core::disk_cache::DiskCache;
+use rosetta_core::{Api, DeviceInfo, Driver, KernelSpec, Launch};
+use std::path::PathBuf;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rosetta-wgpu-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Every device, opened on the driver level (wgpu must be there: lavapipe
+/// on machines without a GPU).
+fn drivers(disk: &DiskCache) -> Vec<(DeviceInfo, WgpuDriver)> {
+    let devices = open_all(disk).expect("wgpu must find an adapter here");
+    assert!(!devices.is_empty());
+    devices
+}
+
+fn upload(driver: &mut WgpuDriver, words: &[u32]) -> WgpuBuffer {
+    let buffer = driver.alloc((words.len() as u64 * 4).max(16)).unwrap();
+    driver
+        .write(&buffer, 0, bytemuck::cast_slice(words))
+        .unwrap();
+    buffer
+}
+
+fn download(driver: &mut WgpuDriver, buffer: &WgpuBuffer, words: usize) -> Vec<u32> {
+    let mut out = vec![0u8; words * 4];
+    driver.read(buffer, 0, &mut out).unwrap();
+    bytemuck::cast_slice(&out).to_vec()
+}
+
+/// Compile the probe and run it once over 64 words of `input` into `output`.
+fn run_probe(driver: &mut WgpuDriver, input: &WgpuBuffer, output: &WgpuBuffer, add: u32) {
+    let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+    let kernel = driver
+        .compile(&spec, probe().require(Api::Wgpu).unwrap())
+        .unwrap();
+    let counter = driver.alloc(16).unwrap();
+    // SAFETY: the probe with n = 64 reads input[0..64], writes
+    // output[0..64] and counter[0] (all allocated, 256 and 16 bytes), and
+    // has no loop.
+    unsafe {
+        driver
+            .launch(
+                &kernel,
+                &Launch::linear(1, 64, 256),
+                &[input, output, &counter],
+                &[64, add],
+            )
+            .unwrap();
+    }
+    driver.free(counter);
+    driver.release_kernel(kernel);
+}
+
+#[test]
+fn bind_groups_never_outlive_a_freed_buffer() {
+    for (info, mut driver) in drivers(&DiskCache::at(temp_dir("bind-groups"))) {
+        let a = upload(&mut driver, &[1; 64]);
+        let out = driver.alloc(256).unwrap();
+        let before = driver.cached_bind_groups();
+        run_probe(&mut driver, &a, &out, 0);
+        assert_eq!(
+            download(&mut driver, &out, 64),
+            probe_expected(&[1; 64], 64, 0)
+        );
+        // The probe's counter was freed after the launch: its bind group
+        // went with it.
+        assert_eq!(driver.cached_bind_groups(), before, "{}", info.id());
+        // Free `a` and allocate a buffer of the same size, which wgpu may
+        // place in the same memory: the launch must bind the new buffer.
+        driver.free(a);
+        let b = upload(&mut driver, &[5; 64]);
+        run_probe(&mut driver, &b, &out, 0);
+        assert_eq!(
+            download(&mut driver, &out, 64),
+            probe_expected(&[5; 64], 64, 0),
+            "{}: a launch bound a freed buffer",
+            info.id()
+        );
+        driver.free(b);
+        driver.free(out);
+        assert_eq!(driver.cached_bind_groups(), 0, "{}", info.id());
+    }
+}
+
+#[test]
+fn bind_groups_are_reused_while_their_buffers_live() {
+    for (info, mut driver) in drivers(&DiskCache::at(temp_dir("bind-reuse"))) {
+        let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+        let kernel = driver
+            .compile(&spec, probe().require(Api::Wgpu).unwrap())
+            .unwrap();
+        let input = upload(&mut driver, &[3; 64]);
+        let (out, counter) = (driver.alloc(256).unwrap(), driver.alloc(16).unwrap());
+        for add in 0..10 {
+            // SAFETY: as in `run_probe`.
+            unsafe {
+                driver
+                    .launch(
+                        &kernel,
+                        &Launch::linear(1, 64, 256),
+                        &[&input, &out, &counter],
+                        &[64, add],
+                    )
+                    .unwrap();
+            }
+        }
+        assert_eq!(driver.cached_bind_groups(), 1, "{}", info.id());
+        assert_eq!(
+            download(&mut driver, &out, 64),
+            probe_expected(&[3; 64], 64, 9),
+            "{}: each launch reads its own params",
+            info.id()
+        );
+        assert_eq!(download(&mut driver, &counter, 1), [640]);
+    }
+}
+
+#[test]
+fn the_pipeline_cache_survives_damage() {
+    let dir = temp_dir("pipeline-cache");
+    let disk = DiskCache::at(&dir);
+    let entries = || std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    let check = |driver: &mut WgpuDriver| {
+        let input = upload(driver, &[7; 64]);
+        let out = driver.alloc(256).unwrap();
+        run_probe(driver, &input, &out, 1);
+        assert_eq!(download(driver, &out, 64), probe_expected(&[7; 64], 64, 1));
+    };
+    // Cold: nothing stored; closing the device stores its pipelines.
+    let mut with_cache = 0;
+    for (info, mut driver) in drivers(&disk) {
+        let Some(cache) = driver.persistent_cache() else {
+            eprintln!("{} ({}): no pipeline cache", info.id(), info.name);
+            continue;
+        };
+        assert_eq!(cache.seeded(), 0);
+        check(&mut driver);
+        with_cache += 1;
+    }
+    if with_cache == 0 {
+        return;
+    }
+    assert!(entries() > 0, "closing stored no pipeline cache");
+    // Warm: seeded from the entry.
+    for (_, mut driver) in drivers(&disk) {
+        if let Some(cache) = driver.persistent_cache() {
+            assert!(cache.seeded() > 0, "the stored entry was not read");
+            check(&mut driver);
+        }
+        // Rejected by wgpu: well-formed in the disk cache, garbage inside
+        // (stored after the compile's save, so closing keeps it). The next
+        // open falls back to an empty cache.
+        if let Some(cache) = driver.persistent_cache() {
+            cache.store_raw(b"not a pipeline cache");
+        }
+    }
+    for (_, mut driver) in drivers(&disk) {
+        if let Some(cache) = driver.persistent_cache() {
+            assert_eq!(cache.seeded(), b"not a pipeline cache".len());
+            check(&mut driver);
+        }
+    }
+    // Damaged on disk: the disk cache drops it; compiles still work, and
+    // closing stores a whole entry again.
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let mut bytes = std::fs::read(entry.path()).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        std::fs::write(entry.path(), bytes).unwrap();
+    }
+    for (_, mut driver) in drivers(&disk) {
+        if let Some(cache) = driver.persistent_cache() {
+            assert_eq!(cache.seeded(), 0, "a damaged entry was used");
+            check(&mut driver);
+        }
+    }
+    for (_, driver) in drivers(&disk) {
+        if let Some(cache) = driver.persistent_cache() {
+            assert!(cache.seeded() > 0, "no whole entry after the damage");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
