@@ -30,6 +30,7 @@ pub mod histogram;
 // pub mod matmul;
 pub mod op;
 pub mod reduce;
+pub mod scan;
 
 use op::Op;
 
@@ -38,6 +39,7 @@ pub fn ops() -> &'static [&'static dyn Op] {
     &[
         &copy::Copy,
         &reduce::Reduce,
+        &scan::Scan,
         &histogram::Histogram,
         // &conv1d::Conv1d,
         // &conv2d::Conv2d,

@@ -7,6 +7,7 @@ use crate::device::Device;
 use crate::error::Result;
 use rosetta_core::Element;
 use rosetta_kernels::reduce::{self, ReduceOp, ReducePlan, ReduceSpec};
+use rosetta_kernels::scan::{self, ScanPlan, ScanSpec};
 
 impl<T: Element> DeviceBuffer<T> {
     /// Sum, min or max of the values, as a one-value buffer on the device.
@@ -26,11 +27,27 @@ impl<T: Element> DeviceBuffer<T> {
         plan.encode(self.raw(), out.raw())?;
         Ok(out)
     }
+
+    /// The inclusive prefix sum (numpy.cumsum), as a new buffer on the
+    /// device. Integers wrap; f32 output `i` is within `i·2⁻²⁴·Σ|x_j|` of the
+    /// exact prefix sum.
+    pub fn scan(&self) -> Result<DeviceBuffer<T>> {
+        let backend = self.backend();
+        let plan = ScanPlan::new(backend, &ScanSpec { elem: T::ELEM, len: self.len() })?;
+        let out = DeviceBuffer::zeros(backend, self.len())?;
+        plan.encode(self.raw(), out.raw())?;
+        Ok(out)
+    }
 }
 
 impl Device {
     /// Sum, min or max of `x` (see [`DeviceBuffer::reduce`]).
     pub fn reduce<T: Element>(&self, x: &[T], op: ReduceOp) -> Result<T> {
         Ok(reduce::reduce_slice(self.backend(), x, op)?)
+    }
+
+    /// The inclusive prefix sum of `x` (see [`DeviceBuffer::scan`]).
+    pub fn scan<T: Element>(&self, x: &[T]) -> Result<Vec<T>> {
+        Ok(scan::scan_slice(self.backend(), x)?)
     }
 }

@@ -1,0 +1,139 @@
+// Scan — WGSL (see mod.rs for the algorithm and interface).
+//
+// Reduce-then-scan, one tile of GROUP_SIZE·ITEMS elements per workgroup.
+// PHASE 0: each invocation sums its ITEMS elements; a shared-memory tree
+// gives the tile's sum, written to out[tile].
+// PHASE 1: each invocation scans its ITEMS elements in private memory; a
+// Hillis–Steele scan in shared memory of the invocation totals; each element
+// gets the tile's offset (offsets[tile − 1]) plus the totals before it.
+// Shared memory: shared_words (GROUP_SIZE words, sized by the override).
+// Barriers: after the totals are stored; PHASE 0 after each tree level;
+// PHASE 1 twice per scan level (read, then add). The barriers are in uniform
+// control flow: a workgroup past the last tile skips the work, not the
+// barriers.
+// Index arithmetic is u32 (n < 2^32): a tile's base is below n, and
+// comparisons are written as `n - at >= 4` so nothing wraps near 2^32.
+
+override GROUP_SIZE: u32;
+override ITEMS: u32; // a multiple of 4, at most 16
+override ELEM: u32; // 0 f32, 1 i32, 2 u32
+override PHASE: u32; // 0 tile sums, 1 scan with offsets
+
+struct Params {
+    n: u32,
+    offsets_len: u32,
+}
+
+@group(0) @binding(0) var<storage, read> input: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@group(0) @binding(2) var<storage, read> offsets: array<u32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+var<workgroup> shared_words: array<u32, GROUP_SIZE>;
+
+// Values travel as their 32-bit patterns; f32 adds as float, i32 and u32 as
+// u32 (wrapping).
+fn add(a: u32, b: u32) -> u32 {
+    if ELEM == 0u {
+        return bitcast<u32>(bitcast<f32>(a) + bitcast<f32>(b));
+    }
+    return a + b;
+}
+
+// Element `i` (0 at or past n).
+fn element(i: u32) -> u32 {
+    if i < params.n {
+        return input[i / 4u][i % 4u];
+    }
+    return 0u;
+}
+
+@compute @workgroup_size(GROUP_SIZE)
+fn scan(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) num_groups: vec3<u32>,
+) {
+    let n = params.n;
+    let tile_len = GROUP_SIZE * ITEMS;
+    let tile = group_id.y * num_groups.x + group_id.x;
+    let tiles = n / tile_len + select(0u, 1u, n % tile_len != 0u);
+    let live = tile < tiles;
+    let base = select(0u, tile * tile_len, live);
+    let first = base + lid * ITEMS;
+
+    // This invocation's ITEMS elements (0 past n), as 16-byte loads where
+    // the whole vector lies below n.
+    var values: array<u32, 16>;
+    for (var j = 0u; j < ITEMS / 4u; j++) {
+        let at = first + 4u * j;
+        if live && at < n && n - at >= 4u {
+            let v = input[at / 4u];
+            values[4u * j] = v.x;
+            values[4u * j + 1u] = v.y;
+            values[4u * j + 2u] = v.z;
+            values[4u * j + 3u] = v.w;
+        } else {
+            for (var k = 0u; k < 4u; k++) {
+                values[4u * j + k] = select(0u, element(at + k), live);
+            }
+        }
+    }
+
+    if PHASE == 0u {
+        // Phase 1: this invocation's sum to shared memory. -- barrier --
+        var acc = 0u;
+        for (var k = 0u; k < ITEMS; k++) {
+            acc = add(acc, values[k]);
+        }
+        shared_words[lid] = acc;
+        workgroupBarrier();
+        // Phase 2..: the tree, one barrier per level.
+        for (var s = GROUP_SIZE / 2u; s > 0u; s /= 2u) {
+            if lid < s {
+                shared_words[lid] = add(shared_words[lid], shared_words[lid + s]);
+            }
+            workgroupBarrier();
+        }
+        // Last phase: invocation 0 writes the tile's sum.
+        if live && lid == 0u {
+            out[tile] = shared_words[0];
+        }
+        return;
+    }
+
+    // Phase 1: this invocation's inclusive scan in private memory; its total
+    // to shared memory. -- barrier --
+    for (var k = 1u; k < ITEMS; k++) {
+        values[k] = add(values[k - 1u], values[k]);
+    }
+    shared_words[lid] = values[ITEMS - 1u];
+    workgroupBarrier();
+    // Phase 2..: Hillis–Steele scan of the totals: read (barrier), add
+    // (barrier).
+    for (var s = 1u; s < GROUP_SIZE; s *= 2u) {
+        var earlier = 0u;
+        if lid >= s {
+            earlier = shared_words[lid - s];
+        }
+        workgroupBarrier();
+        if lid >= s {
+            shared_words[lid] = add(earlier, shared_words[lid]);
+        }
+        workgroupBarrier();
+    }
+    // Last phase: offset of the tile plus the totals before this invocation.
+    var offset = 0u;
+    if live && params.offsets_len > 0u && tile > 0u {
+        offset = offsets[tile - 1u];
+    }
+    var before = offset;
+    if lid > 0u {
+        before = add(offset, shared_words[lid - 1u]);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if live && first + k < n {
+            out[first + k] = add(before, values[k]);
+        }
+    }
+}
