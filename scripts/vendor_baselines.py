@@ -50,20 +50,32 @@ x = torch.rand(n, device=dev) * 2 - 1
 y = torch.empty_like(x)
 add("copy n=2^28", "torch", time_ms(lambda: y.copy_(x)), gbytes=2 * n * 4 / 1e9)
 add("sum f32 n=2^28", "torch", time_ms(lambda: x.sum()), gbytes=n * 4 / 1e9)
-small = x[: 1 << 20].clone()
-add("sum f32 n=2^20", "torch", time_ms(lambda: small.sum()), gbytes=(1 << 20) * 4 / 1e9)
+for log in range(16, 23, 2):
+    small = x[: 1 << log].clone()
+    add(f"sum f32 n=2^{log}", "torch", time_ms(lambda: small.sum()), gbytes=(1 << log) * 4 / 1e9)
+# Prefix sum: read + write.
+add("scan f32 n=2^28", "torch.cumsum", time_ms(lambda: torch.cumsum(x, 0, out=y)), gbytes=2 * n * 4 / 1e9)
 try:
     import cupy
 
     cx = cupy.asarray(x)
     add("sum f32 n=2^28", "cupy (CUB)", time_ms(lambda: cx.sum()), gbytes=n * 4 / 1e9)
+    add("scan f32 n=2^28", "cupy.cumsum (CUB)", time_ms(lambda: cupy.cumsum(cx)), gbytes=2 * n * 4 / 1e9)
 except Exception as e:  # cupy missing or failing: the torch rows stand
     print("cupy:", e, file=sys.stderr)
-v = torch.randint(0, 256, (n,), device=dev, dtype=torch.int32)
-vf = v.float()
-add("256 bins n=2^28", "torch.histc", time_ms(lambda: torch.histc(vf, 256, 0, 256)), gbytes=(n + 256) * 4 / 1e9)
-add("256 bins n=2^28", "torch.bincount", time_ms(lambda: torch.bincount(v, minlength=256)), gbytes=(n + 256) * 4 / 1e9)
-del v, vf, y
+# Histograms of what users' data looks like: uniform, skewed (a normal
+# distribution around bin 128, sd 16), constant (every value in one bin).
+uniform = torch.randint(0, 256, (n,), device=dev, dtype=torch.int32)
+skewed = (torch.randn(n, device=dev) * 16 + 128).clamp(0, 255).to(torch.int32)
+constant = torch.full((n,), 17, device=dev, dtype=torch.int32)
+for name, v in (("uniform", uniform), ("skewed", skewed), ("constant", constant)):
+    vf = v.float()
+    add(f"256 bins n=2^28 {name}", "torch.histc", time_ms(lambda: torch.histc(vf, 256, 0, 256)), gbytes=(n + 256) * 4 / 1e9)
+    add(f"256 bins n=2^28 {name}", "torch.bincount", time_ms(lambda: torch.bincount(v, minlength=256)), gbytes=(n + 256) * 4 / 1e9)
+    del vf
+u8 = uniform.to(torch.uint8)
+add("256 bins n=2^28 u8", "torch.bincount", time_ms(lambda: torch.bincount(u8, minlength=256)), gbytes=(n + 256 * 4) / 1e9)
+del uniform, skewed, constant, u8, y
 
 img = torch.rand(1, 1, 8192, 8192, device=dev)
 filt = torch.rand(1, 1, 5, 5, device=dev)
