@@ -1,54 +1,56 @@
-//! Device discovery and capabilities: every device of every platform, with
-//! limits read from the device's own info queries.
+//! Device discovery and capabilities: every device of every platform, in
+//! platform order (the `opencl:N` index), each opened fresh on every call,
+//! with limits read from the device's own info queries.
 //!
-//! OpenCL has no per-axis limit on the number of workgroups beyond `size_t`
-//! (global size = groups × group size). `max_groups` reports
-//! `[2³¹ − 1, 65535, 65535]`: the grid limits of the GPUs the implementations
-//! map onto (NVIDIA's OpenCL runs NDRanges as CUDA grids), large enough for
-//! every plan, and small enough that global indices fit in 32 bits for the
-//! grid-stride kernels (whose plans cap their group counts far lower).
+//! OpenCL has no query for the number of workgroups per dispatch: its only
+//! limit is the global size in `size_t` (`CL_DEVICE_ADDRESS_BITS`).
+//! `max_groups` is `[2³¹ − 1, 65535, 65535]` (a 32-bit device: what keeps
+//! the global size in 32 bits), the grid limits of the GPUs OpenCL maps
+//! onto (NVIDIA's OpenCL runs NDRanges as CUDA grids): large enough for
+//! every plan, small enough that global indices fit in 32 bits.
 
-use crate::device::OpenClDevice;
+use crate::driver::OpenClDriver;
 use crate::info::{self, Query};
-use rosetta_core::{Api, Backend, Capabilities, DeviceInfo, DeviceType, Error, Result};
+use crate::physical::physical;
+use crate::status::API;
+use crate::sys::{self, DeviceId, PlatformId};
+use crate::target::Target;
+use rosetta_core::{
+    checked, llvmpipe_loop_limit, Backend, Capabilities, DeviceInfo, DeviceType, Error, Result,
+};
 use std::sync::{Arc, Mutex};
 
-const API: Api = Api::Opencl;
-
-/// What compile, buffers and timing need to know about a device beyond its
-/// [`Capabilities`].
-#[derive(Debug, Clone)]
-pub struct Target {
-    /// `-cl-std=` for program builds (`None` for pre-1.2 compilers).
-    pub cl_std: Option<&'static str>,
-    /// `clEnqueueFillBuffer` exists (OpenCL 1.2+).
-    pub fill: bool,
-    /// The queue can be created with `CL_QUEUE_PROFILING_ENABLE`.
-    pub profiling: bool,
-}
-
-/// One entry per device of every platform (in platform order); an error
-/// only when no platform or no usable device exists.
+/// Every OpenCL device (every device of every platform, in platform order),
+/// each opened fresh: its own context, queue and kernel cache. An error
+/// only when there is no platform or no usable device.
 pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
     // One discovery at a time per process: drivers initialise on the first
     // platform and device queries, and PoCL's first initialisation is not
     // safe to race (a concurrent caller sees "no devices", or crashes).
     static DISCOVERY: Mutex<()> = Mutex::new(());
     let _one_at_a_time = DISCOVERY.lock().unwrap_or_else(|p| p.into_inner());
-    let platforms =
-        info::platform_ids().map_err(|reason| Error::Unavailable { api: API, reason })?;
+    let platforms = sys::platform_ids().map_err(|f| Error::Unavailable {
+        api: API,
+        reason: f.to_string(),
+    })?;
+    if platforms.is_empty() {
+        return Err(Error::Unavailable {
+            api: API,
+            reason: "the ICD loader found no OpenCL platform (no driver is registered in \
+                     /etc/OpenCL/vendors or $OCL_ICD_VENDORS; install one, e.g. pocl-opencl-icd)"
+                .into(),
+        });
+    }
     let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
     let mut problems = Vec::new();
-    for platform in &platforms {
-        let platform_name = info::platform_string(platform, info::CL_PLATFORM_NAME)
+    for platform in platforms {
+        let platform_name = Some(info::platform_string(platform, info::CL_PLATFORM_NAME))
+            .filter(|n| !n.is_empty())
             .unwrap_or_else(|| "unnamed platform".into());
-        let ids = match info::device_ids(platform) {
+        let ids = match sys::device_ids(platform) {
             Ok(ids) => ids,
-            Err(code) => {
-                let problem = format!(
-                    "{platform_name}: clGetDeviceIDs failed: {}",
-                    crate::errors::status_name(code)
-                );
+            Err(f) => {
+                let problem = format!("{platform_name}: {f}");
                 tracing::warn!("opencl: {problem}");
                 problems.push(problem);
                 continue;
@@ -58,22 +60,18 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
             problems.push(format!("{platform_name}: no devices"));
         }
         for id in ids {
-            let opened = describe(platform, &id, devices.len())
-                .map_err(|reason| Error::Unavailable { api: API, reason })
-                .and_then(|(info, target)| OpenClDevice::open(id, info, target));
-            match opened {
+            match open(platform, id, devices.len()) {
                 Ok(device) => {
-                    tracing::info!(
-                        "opencl:{} {} [{}]",
-                        device.info().index,
-                        device.info().name,
-                        device.info().driver
-                    );
-                    devices.push(Arc::new(device));
+                    let info = device.info();
+                    tracing::info!("{} {} [{}]", info.id(), info.name, info.driver);
+                    devices.push(device);
                 }
                 Err(err) => {
-                    tracing::warn!("opencl: skipping a device of {platform_name}: {err}");
-                    problems.push(format!("{platform_name}: {err}"));
+                    tracing::warn!(
+                        "opencl: skipping a device of {platform_name}: {}",
+                        err.chain()
+                    );
+                    problems.push(format!("{platform_name}: {}", err.chain()));
                 }
             }
         }
@@ -91,10 +89,21 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
     Ok(devices)
 }
 
+/// Describe and open one device as `opencl:index`.
+fn open(platform: PlatformId, id: DeviceId, index: usize) -> Result<Arc<dyn Backend>> {
+    let (mut info, target) =
+        describe(platform, id, index).map_err(|reason| Error::Unavailable { api: API, reason })?;
+    let driver = OpenClDriver::open(id, target)?;
+    // The queue decides: a device may list profiling and still not give
+    // usable times.
+    info.caps.timestamps = driver.has_timestamps();
+    Ok(checked::open(info, driver))
+}
+
 /// Read one device's identity, capabilities and build settings.
 fn describe(
-    platform: &ocl::core::PlatformId,
-    device: &ocl::core::DeviceId,
+    platform: PlatformId,
+    device: DeviceId,
     index: usize,
 ) -> std::result::Result<(DeviceInfo, Target), String> {
     let q = Query(device);
@@ -205,24 +214,14 @@ fn describe(
         q.u64(info::CL_DEVICE_MAX_MEM_ALLOC_SIZE),
     )?;
 
-    let caps = Capabilities {
-        device_type,
-        max_shared_bytes,
-        max_group_size: [item(0), item(1), item(2)],
-        max_group_invocations: clamp_u32(max_invocations),
-        max_groups: [i32::MAX as u32, 65535, 65535],
-        subgroup_sizes,
-        subgroup_ops,
-        float_atomics,
-        timestamps: profiling,
-        max_buffer_bytes,
-        memory_bytes: q.u64(info::CL_DEVICE_GLOBAL_MEM_SIZE).unwrap_or(0),
-        compute_units: q.u32(info::CL_DEVICE_MAX_COMPUTE_UNITS).unwrap_or(0),
+    // See the module docs: the global size must fit in `size_t`.
+    let max_groups_x = match q.u32(info::CL_DEVICE_ADDRESS_BITS) {
+        Some(bits) if bits <= 32 => clamp_u32(u64::from(u32::MAX) / max_invocations.max(1)),
+        _ => i32::MAX as u32,
     };
 
-    let platform_name = info::platform_string(platform, info::CL_PLATFORM_NAME).unwrap_or_default();
-    let platform_version =
-        info::platform_string(platform, info::CL_PLATFORM_VERSION).unwrap_or_default();
+    let platform_name = info::platform_string(platform, info::CL_PLATFORM_NAME);
+    let platform_version = info::platform_string(platform, info::CL_PLATFORM_VERSION);
     let driver_version = q.string(info::CL_DRIVER_VERSION).unwrap_or_default();
     let local_kind = match local_type {
         0 => "none",
@@ -238,17 +237,39 @@ fn describe(
          build -cl-std={}; local memory {local_kind}; timer resolution {resolution}",
         cl_std.unwrap_or("default"),
     );
+
+    let caps = Capabilities {
+        device_type,
+        max_shared_bytes,
+        max_group_size: [item(0), item(1), item(2)],
+        max_group_invocations: clamp_u32(max_invocations),
+        max_groups: [max_groups_x, 65535, 65535],
+        subgroup_sizes,
+        subgroup_ops,
+        float_atomics,
+        timestamps: profiling,
+        max_buffer_bytes,
+        memory_bytes: q.u64(info::CL_DEVICE_GLOBAL_MEM_SIZE).unwrap_or(0),
+        compute_units: q.u32(info::CL_DEVICE_MAX_COMPUTE_UNITS).unwrap_or(0),
+        loop_limit: llvmpipe_loop_limit(&name, &driver),
+    };
+
+    let driver_version = format!("{driver_version} ({platform_version})");
+    let target = Target {
+        cl_std,
+        version_1_2: version >= (1, 2),
+        profiling,
+        local_bytes: u64::from(max_shared_bytes),
+        identity: format!("{platform_name} / {name} / {driver_version}"),
+    };
     let info = DeviceInfo {
         api: API,
         index,
+        physical: physical(&q, has),
         name,
         driver,
+        driver_version,
         caps,
-    };
-    let target = Target {
-        cl_std,
-        fill: version >= (1, 2),
-        profiling,
     };
     Ok((info, target))
 }

@@ -1,48 +1,53 @@
-//! Launch (checked against the kernel by the caller): bind the buffers (in
-//! `KernelDef::bindings` order), then the params as 32-bit scalars, then the
-//! trailing `__local` argument of `dynamic_shared` kernels, and enqueue
-//! `groups × group_size` work-items (global sizes are always whole groups, as
-//! PoCL has no non-uniform work-groups).
+//! One dispatch: the buffers as the first arguments (in binding order), the
+//! params as 32-bit scalars after them, the trailing `__local` argument of
+//! `dynamic_shared` kernels, and `groups × GROUP_SIZE` work-items (global
+//! sizes are always whole groups: PoCL has no non-uniform work-groups).
 
-use crate::buffers::{Allocation, Queue};
-use crate::cl::{self, Arg};
-use crate::compile::Compiled;
+use crate::memory::ClBuffer;
+use crate::program::Compiled;
+use crate::status::Failure;
+use crate::sys::{self, Queue};
 use rosetta_core::{Error, Launch, Result};
-use std::sync::Arc;
 
-pub fn run(
-    q: &Queue<'_>,
+/// Set the arguments of `compiled` and enqueue `launch`.
+///
+/// The checked layer has checked the launch against the device's limits
+/// and the kernel's interface; one limit it cannot see is left here: a
+/// dynamic-shared kernel's own `__local` arrays plus its `__local` argument
+/// must fit the device's local memory (`local_budget`).
+///
+/// # Safety
+/// The promise of `rosetta_core::Driver::launch`: the buffers and params
+/// match the kernel's interface, and the kernel, run over this launch,
+/// stays inside the bound buffers and its `__local` memory and terminates.
+pub(crate) unsafe fn enqueue(
+    queue: &Queue,
     compiled: &Compiled,
     launch: &Launch,
-    buffers: &[Arc<Allocation>],
+    buffers: &[&ClBuffer],
     params: &[u32],
-    max_shared_bytes: u32,
+    local_budget: u64,
 ) -> Result<()> {
-    let def = compiled.def;
-    if u64::from(launch.group_size) > compiled.max_group_size {
-        return Err(Error::ExceedsLimit {
-            what: "workgroup size (this kernel on this device)",
-            requested: launch.group_size.into(),
-            limit: compiled.max_group_size,
-        });
-    }
-    // A zero-sized `__local` argument is invalid; the kernels never read
-    // past what the plan asked for.
+    // A zero-sized `__local` argument is invalid; kernels read no more than
+    // the launch asked for.
     let local_bytes = launch.shared_bytes.max(4);
-    if def.dynamic_shared {
+    if compiled.dynamic_shared {
         let total = compiled.static_local_bytes + u64::from(local_bytes);
-        if total > u64::from(max_shared_bytes) {
+        if total > local_budget {
             return Err(Error::ExceedsLimit {
-                what: "workgroup shared memory (bytes)",
+                what: "workgroup shared memory (bytes; the kernel's __local arrays included)",
                 requested: total,
-                limit: max_shared_bytes.into(),
+                limit: local_budget,
             });
         }
     }
-
+    let group = launch.group_size as usize;
     let [gx, gy, gz] = launch.groups.map(|g| g as usize);
-    let global = [gx * launch.group_size as usize, gy, gz];
-    let local = [launch.group_size as usize, 1, 1];
+    let global_x = gx.checked_mul(group).ok_or(Error::ExceedsLimit {
+        what: "work-items along x",
+        requested: launch.groups[0] as u64 * u64::from(launch.group_size),
+        limit: usize::MAX as u64,
+    })?;
     let dims = if gz > 1 {
         3
     } else if gy > 1 {
@@ -51,19 +56,27 @@ pub fn run(
         1
     };
 
-    let kernel = compiled.kernel.lock().unwrap_or_else(|p| p.into_inner());
+    let mut kernel = compiled
+        .kernel
+        .lock()
+        .map_err(|_| Error::Internal("an OpenCL kernel's lock is poisoned".into()))?;
     let mut index = 0u32;
     for buffer in buffers {
-        cl::set_arg(&kernel, index, Arg::Mem(&buffer.mem))?;
+        sys::set_arg_mem(&mut kernel, index, &buffer.mem).map_err(Failure::error)?;
         index += 1;
     }
     for &word in params {
-        cl::set_arg(&kernel, index, Arg::Word(word))?;
+        sys::set_arg_word(&mut kernel, index, word).map_err(Failure::error)?;
         index += 1;
     }
-    if def.dynamic_shared {
-        cl::set_arg(&kernel, index, Arg::Local(local_bytes as usize))?;
+    if compiled.dynamic_shared {
+        sys::set_arg_local(&mut kernel, index, local_bytes as usize).map_err(Failure::error)?;
     }
-    q.timer
-        .enqueue(|event| cl::enqueue_kernel(q.queue, &kernel, dims, global, local, event))
+    // SAFETY: every argument was just set (buffers, params and the `__local`
+    // block, in the order of the kernel interface the checked layer
+    // verified), the buffers are borrowed for this call and OpenCL keeps
+    // them alive until the command completes; what the kernel does over this
+    // range is our caller's promise (this function's contract).
+    unsafe { sys::enqueue_kernel(queue, &kernel, dims, [global_x, gy, gz], [group, 1, 1]) }
+        .map_err(Failure::error)
 }

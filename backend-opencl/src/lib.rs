@@ -1,30 +1,38 @@
-//! The OpenCL backend: OpenCL C built at run time through the ICD loader
-//! (`ocl`), one profiling-enabled in-order queue per device, `__local` memory
-//! both as kernel-declared arrays and as a trailing `__local` argument, and
-//! profiling events for device-side timing.
+//! The OpenCL backend: OpenCL C built at run time (with `-D` constants)
+//! through the ICD loader, one in-order profiling queue per device,
+//! `__local` memory both as kernel-declared arrays and as a trailing
+//! `__local` argument, profiling events as timestamps, and program binaries
+//! cached on disk.
 //!
-//! Every device of every platform is one rosetta device (PoCL's CPU device on
-//! machines without a GPU; NVIDIA's platform and PoCL on the GPU machine).
-//!
-//! Files, as in every backend: `adapter.rs` (device discovery and
-//! capabilities), `buffers.rs`, `compile.rs` (program build + cache),
-//! `launch.rs`, `timing.rs`; `device.rs` ties them into the `Backend` impl.
-//! Two small extra modules hold the API boundary: `cl.rs` (the calls this
-//! backend makes, as safe functions, and an owner type that releases API
-//! objects) and `info.rs` (platform and device info queries), so that no
-//! driver reply can make the backend panic or stall. Every `unsafe` block is
-//! in those two files, each behind a `// SAFETY:` comment. `errors.rs` maps
-//! OpenCL status codes to rosetta's typed errors.
+//! Every device of every platform is one rosetta device (PoCL's CPU device
+//! on machines without a GPU; NVIDIA's platform and PoCL on a GPU machine).
+//! The backend is its API calls and nothing else; handles, checks, the
+//! kernel cache, the buffer pool and timing tokens are the checked layer of
+//! `rosetta-core`. Modules (each uses only those listed before it):
+//! - `status.rs`: status codes, and the typed error each failed call becomes;
+//! - `sys.rs`: every raw OpenCL call, and owned handles (the only `unsafe`
+//!   FFI in the crate);
+//! - `target.rs`: build settings and identity of a device;
+//! - `info.rs`, `physical.rs`: device info queries, PCI bus id and UUID;
+//! - `memory.rs`: buffers and chunked transfers;
+//! - `timing.rs`: timestamps (markers, or stand-in copies);
+//! - `program.rs`: builds and the persistent program-binary cache;
+//! - `launch.rs`: one dispatch;
+//! - `driver.rs`: the [`rosetta_core::Driver`] implementation;
+//! - `adapter.rs`: discovery and capabilities.
+
+#![warn(missing_docs)]
 
 mod adapter;
-mod buffers;
-mod cl;
-mod compile;
-mod device;
-mod errors;
+mod driver;
 mod info;
 mod launch;
+mod memory;
+mod physical;
+mod program;
+mod status;
+mod sys;
+mod target;
 mod timing;
 
 pub use adapter::discover;
-pub use device::OpenClDevice;

@@ -1,13 +1,15 @@
 #version 450
 // Matmul -- GLSL for Vulkan (see mod.rs for the algorithm and interface).
 //
-// Algorithm: C (m x n) = A (m x k) * B (k x n), row-major f32. A workgroup
-// computes a TILE_M x TILE_N block of C (grid-stride over C's tiles in both
-// axes); each invocation owns a THREAD_M x THREAD_N micro-tile at rows
-// ty*THREAD_M + i, columns tx*THREAD_N + j, accumulated in registers. For
-// each TILE_K-wide slice of k, the workgroup stages A's tile (transposed,
-// k-major) and B's tile in shared memory, zero outside the matrices, and
-// every invocation accumulates the outer products of its THREAD_M values of
+// Algorithm: pass 1 of C (m x n) = A (m x k) * B (k x n), row-major f32. A
+// workgroup computes one TILE_M x TILE_N tile of C (the flat workgroup index
+// over x and y) over one chunk of k (z), writing it to plane z of `c` (C
+// itself when k is not split; matmul_sum.comp adds the planes). Each
+// invocation owns a THREAD_M x THREAD_N micro-tile at rows ty*THREAD_M + i,
+// columns tx*THREAD_N + j, accumulated in registers. For each TILE_K-wide
+// slice of the chunk, the workgroup stages A's tile (transposed, k-major)
+// and B's tile in shared memory, zero outside the matrices, and every
+// invocation accumulates the outer products of its THREAD_M values of
 // shared_a[kk] and THREAD_N values of shared_b[kk] (16-byte shared reads
 // where the micro-tile allows). The next slice's elements are loaded from
 // global memory into registers while the current slice is computed
@@ -24,6 +26,7 @@
 // sized by specialization constants; every loop over them has a constant
 // trip count once the pipeline is built and is unrolled, so they become
 // registers.
+// Indices are uint: the plan refuses matrices of 2^32 elements or more.
 
 #extension GL_EXT_control_flow_attributes : enable
 
@@ -52,6 +55,7 @@ layout(push_constant) uniform Params {
     uint m;
     uint n;
     uint k;
+    uint chunk; // k per chunk, a multiple of TILE_K
 } params;
 
 shared vec4 shared_a[(TILE_K * STRIDE_A + 3u) / 4u];
@@ -100,96 +104,105 @@ void main() {
     uint threads_n = TILE_N / THREAD_N;
     uint tx = lid % threads_n; // micro-tile column
     uint ty = lid / threads_n; // micro-tile row
-    uint tiles_m = (m + TILE_M - 1u) / TILE_M;
-    uint tiles_n = (n + TILE_N - 1u) / TILE_N;
-    uint slices = (k + TILE_K - 1u) / TILE_K;
+    // Tile counts, rounded up without overflowing uint.
+    uint tiles_m = m / TILE_M + (m % TILE_M != 0u ? 1u : 0u);
+    uint tiles_n = n / TILE_N + (n % TILE_N != 0u ? 1u : 0u);
+
+    // The chunk of k: indices k_begin .. k_begin + k_len.
+    uint k_begin = gl_WorkGroupID.z * params.chunk;
+    uint k_len = min(params.chunk, k - k_begin);
+    uint slices = k_len / TILE_K + (k_len % TILE_K != 0u ? 1u : 0u);
 
     float acc[THREAD_M * THREAD_N];
     float a_regs[THREAD_M];
     float b_regs[THREAD_N];
 
-    for (uint tile_m = gl_WorkGroupID.y; tile_m < tiles_m; tile_m += gl_NumWorkGroups.y) {
-        for (uint tile_n = gl_WorkGroupID.x; tile_n < tiles_n; tile_n += gl_NumWorkGroups.x) {
-            uint row0 = tile_m * TILE_M;
-            uint col0 = tile_n * TILE_N;
-            [[unroll]] for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {
-                acc[i] = 0.0;
+    // The tile: the flat workgroup index over x and y. The plan launches one
+    // workgroup per tile (x*y <= 2^31, so the stride cannot wrap), so this
+    // loop runs once; uniform for the whole workgroup.
+    uint tiles = tiles_m * tiles_n;
+    for (uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; tile < tiles;
+         tile += gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
+        uint row0 = (tile / tiles_n) * TILE_M;
+        uint col0 = (tile % tiles_n) * TILE_N;
+        [[unroll]] for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {
+            acc[i] = 0.0;
+        }
+
+        // The register prefetch: the first slice now, each next one while the
+        // current one is computed.
+        load_slice(lid, row0, col0, k_begin);
+        for (uint slice = 0u; slice < slices; slice++) {
+            uint k0 = k_begin + slice * TILE_K;
+            // Phase a: both tiles to shared memory (from the registers), zero
+            // outside the matrices. -- barrier --
+            [[unroll]] for (uint l = 0u; l < LOADS_A; l++) {
+                uint s = lid + l * GROUP_SIZE;
+                if (s < TILE_M * TILE_K) {
+                    uint index = (s % TILE_K) * STRIDE_A + s / TILE_K; // shared_a[kk][mm]
+                    shared_a[index / 4u][index % 4u] = next_a[l];
+                }
+            }
+            [[unroll]] for (uint l = 0u; l < LOADS_B; l++) {
+                uint s = lid + l * GROUP_SIZE;
+                if (s < TILE_K * TILE_N) {
+                    uint index = (s / TILE_N) * STRIDE_B + s % TILE_N; // shared_b[kk][nn]
+                    shared_b[index / 4u][index % 4u] = next_b[l];
+                }
+            }
+            barrier();
+
+            if (slice + 1u < slices) {
+                load_slice(lid, row0, col0, k0 + TILE_K);
             }
 
-            // The register prefetch: the first slice now, each next one while
-            // the current one is computed.
-            load_slice(lid, row0, col0, 0u);
-            for (uint slice = 0u; slice < slices; slice++) {
-                uint k0 = slice * TILE_K;
-                // Phase a: both tiles to shared memory (from the registers),
-                // zero outside the matrices. -- barrier --
-                [[unroll]] for (uint l = 0u; l < LOADS_A; l++) {
-                    uint s = lid + l * GROUP_SIZE;
-                    if (s < TILE_M * TILE_K) {
-                        uint index = (s % TILE_K) * STRIDE_A + s / TILE_K; // shared_a[kk][mm]
-                        shared_a[index / 4u][index % 4u] = next_a[l];
+            // Phase b: this invocation's outer products. -- barrier --
+            [[unroll]] for (uint kk = 0u; kk < TILE_K; kk++) {
+                uint row_a = kk * STRIDE_A + ty * THREAD_M;
+                uint row_b = kk * STRIDE_B + tx * THREAD_N;
+                if (VECTOR_A) {
+                    [[unroll]] for (uint i = 0u; i < THREAD_M; i += 4u) {
+                        vec4 v = shared_a[(row_a + i) / 4u];
+                        a_regs[i] = v.x;
+                        a_regs[i + 1u] = v.y;
+                        a_regs[i + 2u] = v.z;
+                        a_regs[i + 3u] = v.w;
                     }
-                }
-                [[unroll]] for (uint l = 0u; l < LOADS_B; l++) {
-                    uint s = lid + l * GROUP_SIZE;
-                    if (s < TILE_K * TILE_N) {
-                        uint index = (s / TILE_N) * STRIDE_B + s % TILE_N; // shared_b[kk][nn]
-                        shared_b[index / 4u][index % 4u] = next_b[l];
-                    }
-                }
-                barrier();
-
-                if (slice + 1u < slices) {
-                    load_slice(lid, row0, col0, k0 + TILE_K);
-                }
-
-                // Phase b: this invocation's outer products. -- barrier --
-                [[unroll]] for (uint kk = 0u; kk < TILE_K; kk++) {
-                    uint row_a = kk * STRIDE_A + ty * THREAD_M;
-                    uint row_b = kk * STRIDE_B + tx * THREAD_N;
-                    if (VECTOR_A) {
-                        [[unroll]] for (uint i = 0u; i < THREAD_M; i += 4u) {
-                            vec4 v = shared_a[(row_a + i) / 4u];
-                            a_regs[i] = v.x;
-                            a_regs[i + 1u] = v.y;
-                            a_regs[i + 2u] = v.z;
-                            a_regs[i + 3u] = v.w;
-                        }
-                    } else {
-                        [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-                            a_regs[i] = shared_a[(row_a + i) / 4u][(row_a + i) % 4u];
-                        }
-                    }
-                    if (VECTOR_B) {
-                        [[unroll]] for (uint j = 0u; j < THREAD_N; j += 4u) {
-                            vec4 v = shared_b[(row_b + j) / 4u];
-                            b_regs[j] = v.x;
-                            b_regs[j + 1u] = v.y;
-                            b_regs[j + 2u] = v.z;
-                            b_regs[j + 3u] = v.w;
-                        }
-                    } else {
-                        [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
-                            b_regs[j] = shared_b[(row_b + j) / 4u][(row_b + j) % 4u];
-                        }
-                    }
+                } else {
                     [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-                        [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
-                            acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
-                        }
+                        a_regs[i] = shared_a[(row_a + i) / 4u][(row_a + i) % 4u];
                     }
                 }
-                barrier();
-            }
-
-            // Last phase: store the micro-tile's elements inside C.
-            [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-                uint row = row0 + ty * THREAD_M + i;
-                [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
-                    uint col = col0 + tx * THREAD_N + j;
-                    if (row < m && col < n) {
-                        c[row * n + col] = acc[i * THREAD_N + j];
+                if (VECTOR_B) {
+                    [[unroll]] for (uint j = 0u; j < THREAD_N; j += 4u) {
+                        vec4 v = shared_b[(row_b + j) / 4u];
+                        b_regs[j] = v.x;
+                        b_regs[j + 1u] = v.y;
+                        b_regs[j + 2u] = v.z;
+                        b_regs[j + 3u] = v.w;
                     }
+                } else {
+                    [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+                        b_regs[j] = shared_b[(row_b + j) / 4u][(row_b + j) % 4u];
+                    }
+                }
+                [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
+                    [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+                        acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
+                    }
+                }
+            }
+            barrier();
+        }
+
+        // Last phase: store the micro-tile's elements inside C to plane z.
+        uint plane = gl_WorkGroupID.z * m * n;
+        [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
+            uint row = row0 + ty * THREAD_M + i;
+            [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+                uint col = col0 + tx * THREAD_N + j;
+                if (row < m && col < n) {
+                    c[plane + row * n + col] = acc[i * THREAD_N + j];
                 }
             }
         }

@@ -1,10 +1,12 @@
 // Matmul — CUDA C, compiled by NVRTC (see mod.rs for the algorithm and interface).
 //
-// Algorithm: C (m×n) = A (m×k) · B (k×n), row-major f32. A block computes a
-// TILE_M × TILE_N block of C (grid-stride over C's tiles in both axes); each
-// thread owns a THREAD_M × THREAD_N micro-tile at rows ty·THREAD_M + i,
-// columns tx·THREAD_N + j, accumulated in registers. For each TILE_K-wide
-// slice of k, the block stages A's tile (transposed, k-major) and B's tile in
+// Algorithm: pass 1 of C (m×n) = A (m×k) · B (k×n), row-major f32. A block
+// computes one TILE_M × TILE_N tile of C (the flat block index over x and y)
+// over one chunk of k (z), writing it to plane z of `c` (C itself when k is
+// not split; matmul_sum.cu adds the planes). Each thread owns a
+// THREAD_M × THREAD_N micro-tile at rows ty·THREAD_M + i, columns
+// tx·THREAD_N + j, accumulated in registers. For each TILE_K-wide slice of
+// the chunk, the block stages A's tile (transposed, k-major) and B's tile in
 // shared memory, zero outside the matrices, and every thread accumulates the
 // outer products of its THREAD_M values of shared_a[kk] and THREAD_N values
 // of shared_b[kk] (16-byte shared reads). The next slice's elements are
@@ -15,6 +17,7 @@
 // TILE_K·(TILE_M + PAD); rows padded by PAD = 4 floats against bank
 // conflicts, keeping 16-byte alignment.
 // Barriers: after each pair of tile stores, and after computing from them.
+// Indices into the matrices are 64-bit (size_t).
 // Constants (-D NAME=valueu): GROUP_SIZE, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N.
 
 #define PAD 4u
@@ -77,9 +80,9 @@ __forceinline__ unsigned int b_col(unsigned int lid, unsigned int l)
 #define AFFINE_A (GROUP_SIZE % TILE_K == 0 && A_FULL)
 #define AFFINE_B (GROUP_SIZE % TILE_N == 0 && B_FULL)
 
-// This thread's global loads for one C tile, slice after slice: element l
-// of A's tile is a[a_index + l·a_step], of B's b[b_index + l·b_step]; the
-// indices advance by one slice per load (affine case). Row and column checks
+// This thread's global loads for one C tile, slice after slice from k_begin:
+// element l of A's tile is a[a_index + l·a_step], of B's b[b_index +
+// l·b_step]; the indices advance by one slice per load (affine case). Row and column checks
 // that don't change along k are made once per tile. Comparisons are against
 // m − row0, n − col0 and k − k0, which cannot overflow.
 struct Loads {
@@ -89,15 +92,15 @@ struct Loads {
 };
 
 __forceinline__ Loads start_loads(unsigned int m, unsigned int n, unsigned int k, unsigned int row0,
-                                  unsigned int col0, unsigned int lid)
+                                  unsigned int col0, unsigned int k_begin, unsigned int lid)
 {
     Loads loads;
-    loads.a_index = (size_t)(row0 + a_row(lid, 0)) * k + a_col(lid, 0);
+    loads.a_index = (size_t)(row0 + a_row(lid, 0)) * k + k_begin + a_col(lid, 0);
     loads.a_step = (size_t)(GROUP_SIZE / TILE_K) * k;
     loads.a_rows = 0;
 #pragma unroll
     for (unsigned int l = 0; l < LOADS_A; ++l) loads.a_rows |= (unsigned int)(a_row(lid, l) < m - row0) << l;
-    loads.b_index = (size_t)b_row(lid, 0) * n + col0 + b_col(lid, 0);
+    loads.b_index = ((size_t)k_begin + b_row(lid, 0)) * n + col0 + b_col(lid, 0);
     loads.b_step = (size_t)(GROUP_SIZE / TILE_N) * n;
     loads.b_column = b_col(lid, 0) < n - col0;
     return loads;
@@ -144,7 +147,7 @@ __forceinline__ void load_slice(float (&next_a)[LOADS_A], float (&next_b)[LOADS_
 
 extern "C" __global__ void __launch_bounds__(GROUP_SIZE, MIN_BLOCKS)
 matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-       unsigned int m, unsigned int n, unsigned int k)
+       unsigned int m, unsigned int n, unsigned int k, unsigned int chunk)
 {
     extern __shared__ __align__(16) float shared[];
     float* shared_a = shared;                      // TILE_K rows of STRIDE_A (A's tile transposed)
@@ -154,97 +157,105 @@ matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restri
     const unsigned int ty = lid / THREADS_N;  // micro-tile row
     const unsigned int tiles_m = m / TILE_M + (m % TILE_M != 0);
     const unsigned int tiles_n = n / TILE_N + (n % TILE_N != 0);
-    const unsigned int slices = k / TILE_K + (k % TILE_K != 0);
 
-    for (unsigned int tile_m = blockIdx.y; tile_m < tiles_m; tile_m += gridDim.y) {
-        for (unsigned int tile_n = blockIdx.x; tile_n < tiles_n; tile_n += gridDim.x) {
-            const unsigned int row0 = tile_m * TILE_M, col0 = tile_n * TILE_N;
-            float acc[THREAD_M][THREAD_N];
-#pragma unroll
-            for (unsigned int i = 0; i < THREAD_M; ++i)
-#pragma unroll
-                for (unsigned int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.0f;
+    // The chunk of k: indices k_begin .. k_begin + k_len.
+    const unsigned int k_begin = blockIdx.z * chunk;
+    const unsigned int k_len = min(chunk, k - k_begin);
+    const unsigned int slices = k_len / TILE_K + (k_len % TILE_K != 0);
 
-            // The register prefetch: the first slice now, each next one while
-            // the current one is computed.
-            float next_a[LOADS_A], next_b[LOADS_B];
-            Loads loads = start_loads(m, n, k, row0, col0, lid);
-            load_slice(next_a, next_b, loads, a, b, m, n, k, row0, col0, 0, lid);
+    // The tile: the flat block index over x and y. The plan launches one
+    // block per tile (x·y <= 2^31, so the stride cannot wrap), so this loop
+    // runs once; the same for the whole block.
+    const unsigned int tiles = tiles_m * tiles_n;
+    for (unsigned int tile = blockIdx.y * gridDim.x + blockIdx.x; tile < tiles; tile += gridDim.x * gridDim.y) {
+        const unsigned int row0 = (tile / tiles_n) * TILE_M, col0 = (tile % tiles_n) * TILE_N;
 
-            for (unsigned int slice = 0; slice < slices; ++slice) {
-                const unsigned int k0 = slice * TILE_K;
-                // Phase a: both tiles to shared memory (from the registers),
-                // zero outside the matrices. — barrier —
+        float acc[THREAD_M][THREAD_N];
 #pragma unroll
-                for (unsigned int l = 0; l < LOADS_A; ++l) {
-                    if (A_FULL || lid + l * GROUP_SIZE < TILE_M * TILE_K)
-                        shared_a[a_col(lid, l) * STRIDE_A + a_row(lid, l)] = next_a[l];
-                }
+        for (unsigned int i = 0; i < THREAD_M; ++i)
 #pragma unroll
-                for (unsigned int l = 0; l < LOADS_B; ++l) {
-                    if (B_FULL || lid + l * GROUP_SIZE < TILE_K * TILE_N)
-                        shared_b[b_row(lid, l) * STRIDE_B + b_col(lid, l)] = next_b[l];
-                }
-                __syncthreads();
+            for (unsigned int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.0f;
 
-                if (slice + 1 < slices) load_slice(next_a, next_b, loads, a, b, m, n, k, row0, col0, k0 + TILE_K, lid);
+        // The register prefetch: the first slice now, each next one while the
+        // current one is computed.
+        float next_a[LOADS_A], next_b[LOADS_B];
+        Loads loads = start_loads(m, n, k, row0, col0, k_begin, lid);
+        load_slice(next_a, next_b, loads, a, b, m, n, k, row0, col0, k_begin, lid);
 
-                // Phase b: every thread's outer products. — barrier —
+        for (unsigned int slice = 0; slice < slices; ++slice) {
+            const unsigned int k0 = k_begin + slice * TILE_K;
+            // Phase a: both tiles to shared memory (from the registers), zero
+            // outside the matrices. — barrier —
 #pragma unroll
-                for (unsigned int kk = 0; kk < TILE_K; ++kk) {
-                    float a_regs[THREAD_M], b_regs[THREAD_N];
-                    const float* row_a = shared_a + kk * STRIDE_A + ty * THREAD_M;
-                    const float* row_b = shared_b + kk * STRIDE_B + tx * THREAD_N;
+            for (unsigned int l = 0; l < LOADS_A; ++l) {
+                if (A_FULL || lid + l * GROUP_SIZE < TILE_M * TILE_K)
+                    shared_a[a_col(lid, l) * STRIDE_A + a_row(lid, l)] = next_a[l];
+            }
+#pragma unroll
+            for (unsigned int l = 0; l < LOADS_B; ++l) {
+                if (B_FULL || lid + l * GROUP_SIZE < TILE_K * TILE_N)
+                    shared_b[b_row(lid, l) * STRIDE_B + b_col(lid, l)] = next_b[l];
+            }
+            __syncthreads();
+
+            if (slice + 1 < slices) load_slice(next_a, next_b, loads, a, b, m, n, k, row0, col0, k0 + TILE_K, lid);
+
+            // Phase b: every thread's outer products. — barrier —
+#pragma unroll
+            for (unsigned int kk = 0; kk < TILE_K; ++kk) {
+                float a_regs[THREAD_M], b_regs[THREAD_N];
+                const float* row_a = shared_a + kk * STRIDE_A + ty * THREAD_M;
+                const float* row_b = shared_b + kk * STRIDE_B + tx * THREAD_N;
 #if VECTOR_A
 #pragma unroll
-                    for (unsigned int i = 0; i < THREAD_M; i += 4) {
-                        const float4 v = *reinterpret_cast<const float4*>(row_a + i);
-                        a_regs[i] = v.x, a_regs[i + 1] = v.y, a_regs[i + 2] = v.z, a_regs[i + 3] = v.w;
-                    }
+                for (unsigned int i = 0; i < THREAD_M; i += 4) {
+                    const float4 v = *reinterpret_cast<const float4*>(row_a + i);
+                    a_regs[i] = v.x, a_regs[i + 1] = v.y, a_regs[i + 2] = v.z, a_regs[i + 3] = v.w;
+                }
 #else
 #pragma unroll
-                    for (unsigned int i = 0; i < THREAD_M; ++i) a_regs[i] = row_a[i];
+                for (unsigned int i = 0; i < THREAD_M; ++i) a_regs[i] = row_a[i];
 #endif
 #if VECTOR_B
 #pragma unroll
-                    for (unsigned int j = 0; j < THREAD_N; j += 4) {
-                        const float4 v = *reinterpret_cast<const float4*>(row_b + j);
-                        b_regs[j] = v.x, b_regs[j + 1] = v.y, b_regs[j + 2] = v.z, b_regs[j + 3] = v.w;
-                    }
+                for (unsigned int j = 0; j < THREAD_N; j += 4) {
+                    const float4 v = *reinterpret_cast<const float4*>(row_b + j);
+                    b_regs[j] = v.x, b_regs[j + 1] = v.y, b_regs[j + 2] = v.z, b_regs[j + 3] = v.w;
+                }
 #else
 #pragma unroll
-                    for (unsigned int j = 0; j < THREAD_N; ++j) b_regs[j] = row_b[j];
+                for (unsigned int j = 0; j < THREAD_N; ++j) b_regs[j] = row_b[j];
 #endif
 #pragma unroll
-                    for (unsigned int i = 0; i < THREAD_M; ++i)
+                for (unsigned int i = 0; i < THREAD_M; ++i)
 #pragma unroll
-                        for (unsigned int j = 0; j < THREAD_N; ++j) acc[i][j] += a_regs[i] * b_regs[j];
-                }
-                __syncthreads();
+                    for (unsigned int j = 0; j < THREAD_N; ++j) acc[i][j] += a_regs[i] * b_regs[j];
             }
+            __syncthreads();
+        }
 
-            // Last phase: store the micro-tile's elements inside C (16-byte
-            // stores where a row of the micro-tile lies inside and aligned).
+        // Last phase: store the micro-tile's elements inside C to plane z
+        // (16-byte stores where a row of the micro-tile lies inside and aligned).
+        float* plane = c + (size_t)blockIdx.z * m * n;
 #pragma unroll
-            for (unsigned int i = 0; i < THREAD_M; ++i) {
-                const unsigned int mm = ty * THREAD_M + i;
-                if (mm >= m - row0) continue;
-                const unsigned int nn = tx * THREAD_N;
-                float* out = c + (size_t)(row0 + mm) * n + col0 + nn;
+        for (unsigned int i = 0; i < THREAD_M; ++i) {
+            const unsigned int mm = ty * THREAD_M + i;
+            if (mm >= m - row0) continue;
+            const unsigned int nn = tx * THREAD_N;
+            float* out = plane + (size_t)(row0 + mm) * n + col0 + nn;
 #if VECTOR_B
-                if (n % 4u == 0 && nn + THREAD_N <= n - col0) {
+            if (n % 4u == 0 && nn + THREAD_N <= n - col0) {
 #pragma unroll
-                    for (unsigned int j = 0; j < THREAD_N; j += 4) {
-                        *reinterpret_cast<float4*>(out + j) =
-                            make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-                    }
-                    continue;
+                for (unsigned int j = 0; j < THREAD_N; j += 4) {
+                    *reinterpret_cast<float4*>(out + j) =
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
                 }
+                continue;
+            }
 #endif
 #pragma unroll
-                for (unsigned int j = 0; j < THREAD_N; ++j) {
-                    if (nn + j < n - col0) out[j] = acc[i][j];
-                }
+            for (unsigned int j = 0; j < THREAD_N; ++j) {
+                if (nn + j < n - col0) out[j] = acc[i][j];
             }
         }
     }

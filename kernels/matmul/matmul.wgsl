@@ -1,5 +1,9 @@
 // Matmul — WGSL (see mod.rs for the algorithm and interface).
 //
+// Pass 1 of the product: a workgroup computes one TILE_M × TILE_N tile of C
+// (the flat workgroup index over x and y) over one chunk of k (z), writing
+// it to plane z of `c` (C itself when k is not split; matmul_sum.wgsl adds
+// the planes).
 // Shared memory: shared_a (TILE_K rows of TILE_M + PAD, A's tile transposed),
 // then shared_b (TILE_K rows of TILE_N + PAD) — workgroup arrays sized by
 // override expressions (static; mod.rs's single dynamic block is the
@@ -11,6 +15,7 @@
 // largest of the plan's tilings); the loops run to THREAD_M / THREAD_N, which
 // are constants once the pipeline is built, so they unroll and the unused
 // registers vanish.
+// Indices are u32: the plan refuses matrices of 2^32 elements or more.
 
 override GROUP_SIZE: u32; // (TILE_M / THREAD_M) · (TILE_N / THREAD_N)
 override TILE_M: u32;
@@ -26,6 +31,7 @@ struct Params {
     m: u32,
     n: u32,
     k: u32,
+    chunk: u32, // k per chunk, a multiple of TILE_K
 }
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -50,75 +56,82 @@ fn matmul(
     let threads_n = TILE_N / THREAD_N;
     let tx = lid % threads_n;
     let ty = lid / threads_n;
-    // Tile counts, rounded up without overflowing u32; every loop below runs
-    // to a count, so no counter can wrap around.
+    // Tile counts, rounded up without overflowing u32.
     let tiles_m = m / TILE_M + select(0u, 1u, m % TILE_M != 0u);
     let tiles_n = n / TILE_N + select(0u, 1u, n % TILE_N != 0u);
-    let tiles_k = k / TILE_K + select(0u, 1u, k % TILE_K != 0u);
+
+    // The chunk of k: indices k_begin .. k_begin + k_len.
+    let k_begin = group_id.z * params.chunk;
+    let k_len = min(params.chunk, k - k_begin);
+    let slices = k_len / TILE_K + select(0u, 1u, k_len % TILE_K != 0u);
 
     var acc: array<f32, MAX_THREAD * MAX_THREAD>;
     var a_regs: array<f32, MAX_THREAD>;
     var b_regs: array<f32, MAX_THREAD>;
 
-    for (var tm = group_id.y; tm < tiles_m; tm += num_groups.y) {
-        for (var tn = group_id.x; tn < tiles_n; tn += num_groups.x) {
-            for (var i = 0u; i < THREAD_M * THREAD_N; i++) {
-                acc[i] = 0.0;
-            }
-            let row0 = tm * TILE_M;
-            let col0 = tn * TILE_N;
-            for (var tk = 0u; tk < tiles_k; tk++) {
-                let k0 = tk * TILE_K;
-                // Phase a: both tiles, zero outside the matrices. — barrier —
-                for (var s = lid; s < TILE_M * TILE_K; s += GROUP_SIZE) {
-                    let mm = s / TILE_K;
-                    let kk = s % TILE_K;
-                    let row = row0 + mm;
-                    let col = k0 + kk;
-                    var value = 0.0;
-                    if row < m && col < k {
-                        value = a[row * k + col];
-                    }
-                    shared_a[kk * stride_a + mm] = value;
-                }
-                for (var s = lid; s < TILE_K * TILE_N; s += GROUP_SIZE) {
-                    let kk = s / TILE_N;
-                    let nn = s % TILE_N;
-                    let row = k0 + kk;
-                    let col = col0 + nn;
-                    var value = 0.0;
-                    if row < k && col < n {
-                        value = b[row * n + col];
-                    }
-                    shared_b[kk * stride_b + nn] = value;
-                }
-                workgroupBarrier();
+    // The tile: the flat workgroup index over x and y. The plan launches one
+    // workgroup per tile (x·y <= 2^31, so the stride cannot wrap), so this
+    // loop runs once; uniform for the whole workgroup.
+    let tiles = tiles_m * tiles_n;
+    for (var tile = group_id.y * num_groups.x + group_id.x; tile < tiles; tile += num_groups.x * num_groups.y) {
+        let row0 = (tile / tiles_n) * TILE_M;
+        let col0 = (tile % tiles_n) * TILE_N;
+        for (var i = 0u; i < THREAD_M * THREAD_N; i++) {
+            acc[i] = 0.0;
+        }
 
-                // Phase b: this invocation's outer products. — barrier —
-                for (var kk = 0u; kk < TILE_K; kk++) {
-                    for (var i = 0u; i < THREAD_M; i++) {
-                        a_regs[i] = shared_a[kk * stride_a + ty * THREAD_M + i];
-                    }
-                    for (var j = 0u; j < THREAD_N; j++) {
-                        b_regs[j] = shared_b[kk * stride_b + tx * THREAD_N + j];
-                    }
-                    for (var i = 0u; i < THREAD_M; i++) {
-                        for (var j = 0u; j < THREAD_N; j++) {
-                            acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
-                        }
-                    }
+        for (var slice = 0u; slice < slices; slice++) {
+            let k0 = k_begin + slice * TILE_K;
+            // Phase a: both tiles, zero outside the matrices. — barrier —
+            for (var s = lid; s < TILE_M * TILE_K; s += GROUP_SIZE) {
+                let mm = s / TILE_K;
+                let kk = s % TILE_K;
+                let row = row0 + mm;
+                let col = k0 + kk;
+                var value = 0.0;
+                if row < m && col < k {
+                    value = a[row * k + col];
                 }
-                workgroupBarrier();
+                shared_a[kk * stride_a + mm] = value;
             }
+            for (var s = lid; s < TILE_K * TILE_N; s += GROUP_SIZE) {
+                let kk = s / TILE_N;
+                let nn = s % TILE_N;
+                let row = k0 + kk;
+                let col = col0 + nn;
+                var value = 0.0;
+                if row < k && col < n {
+                    value = b[row * n + col];
+                }
+                shared_b[kk * stride_b + nn] = value;
+            }
+            workgroupBarrier();
 
-            // Last phase: store the micro-tile's elements inside C.
-            for (var i = 0u; i < THREAD_M; i++) {
-                let row = row0 + ty * THREAD_M + i;
+            // Phase b: this invocation's outer products. — barrier —
+            for (var kk = 0u; kk < TILE_K; kk++) {
+                for (var i = 0u; i < THREAD_M; i++) {
+                    a_regs[i] = shared_a[kk * stride_a + ty * THREAD_M + i];
+                }
                 for (var j = 0u; j < THREAD_N; j++) {
-                    let col = col0 + tx * THREAD_N + j;
-                    if row < m && col < n {
-                        c[row * n + col] = acc[i * THREAD_N + j];
+                    b_regs[j] = shared_b[kk * stride_b + tx * THREAD_N + j];
+                }
+                for (var i = 0u; i < THREAD_M; i++) {
+                    for (var j = 0u; j < THREAD_N; j++) {
+                        acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
                     }
+                }
+            }
+            workgroupBarrier();
+        }
+
+        // Last phase: store the micro-tile's elements inside C to plane z.
+        let plane = group_id.z * m * n;
+        for (var i = 0u; i < THREAD_M; i++) {
+            let row = row0 + ty * THREAD_M + i;
+            for (var j = 0u; j < THREAD_N; j++) {
+                let col = col0 + tx * THREAD_N + j;
+                if row < m && col < n {
+                    c[plane + row * n + col] = acc[i * THREAD_N + j];
                 }
             }
         }

@@ -1,232 +1,365 @@
 //! Matmul: `C (m×n) = A (m×k) · B (k×n)`, row-major f32, any m, n, k ≥ 1.
 //!
 //! # Algorithm (every language)
-//! Shared-memory tiles with register blocking. A workgroup computes a
-//! `TILE_M × TILE_N` block of C; its `GROUP_SIZE = (TILE_M/THREAD_M)·(TILE_N/THREAD_N)`
-//! invocations each own a `THREAD_M × THREAD_N` micro-tile at rows
-//! `ty·THREAD_M + i`, columns `tx·THREAD_N + j`, with `tx = lid % (TILE_N/THREAD_N)`,
+//! **Pass 1 (`matmul`): shared-memory tiles with register blocking.** A
+//! workgroup computes one `TILE_M × TILE_N` tile of C over one chunk of k;
+//! its `GROUP_SIZE = (TILE_M/THREAD_M)·(TILE_N/THREAD_N)` invocations each
+//! own a `THREAD_M × THREAD_N` micro-tile at rows `ty·THREAD_M + i`, columns
+//! `tx·THREAD_N + j`, with `tx = lid % (TILE_N/THREAD_N)`,
 //! `ty = lid / (TILE_N/THREAD_N)`, accumulated in registers.
-//! 1. Grid-stride over C tiles in both axes (`group_id.x` along n, `group_id.y`
-//!    along m, as conv2d).
-//! 2. For `k0 = 0, TILE_K, …` below k:
-//!    a. load `shared_a[kk][mm] = A[tile_m·TILE_M + mm][k0 + kk]` (A's tile stored
-//!    k-major, i.e. transposed) for flat `s = lid; s < TILE_M·TILE_K; s += GROUP_SIZE`,
-//!    `mm = s / TILE_K`, `kk = s % TILE_K`; and
-//!    `shared_b[kk][nn] = B[k0 + kk][tile_n·TILE_N + nn]` for flat `s < TILE_K·TILE_N`,
-//!    `kk = s / TILE_N`, `nn = s % TILE_N` — zero outside the matrices
-//!    (bounds-guarded ragged edges); barrier;
+//! 1. **Chunk and tile.** The chunk is `group_id.z`: k indices
+//!    `[z·chunk, z·chunk + chunk)` clipped to k (`chunk` is a multiple of
+//!    `TILE_K`, so slices never straddle two chunks). The tile loop starts at
+//!    the flat workgroup index `tile = group_id.y·num_groups.x + group_id.x`
+//!    and strides by `num_groups.x·num_groups.y` below `tiles_m·tiles_n`;
+//!    `tile_m = tile / tiles_n`, `tile_n = tile % tiles_n`. The plan lays C's
+//!    tiles over x and y (each extent below 2^16, at most 2^31 workgroups, so
+//!    no index or stride wraps in 32 bits) with one workgroup per tile, so
+//!    the loop runs once (or not at all in the last row's spare workgroups);
+//!    its bounds are the same for the whole workgroup, as the barriers
+//!    inside need. (A loop rather than an early return: NVCC schedules the
+//!    loop form about 10% faster on an H100.)
+//! 2. For each `TILE_K` slice `k0` of the chunk:
+//!    a. load `shared_a[kk][mm] = A[tile_m·TILE_M + mm][k0 + kk]` (A's tile
+//!    stored k-major, i.e. transposed) for flat `s = lid; s < TILE_M·TILE_K;
+//!    s += GROUP_SIZE`, `mm = s / TILE_K`, `kk = s % TILE_K`; and
+//!    `shared_b[kk][nn] = B[k0 + kk][tile_n·TILE_N + nn]` for flat
+//!    `s < TILE_K·TILE_N`, `kk = s / TILE_N`, `nn = s % TILE_N` — zero
+//!    outside the matrices (bounds-guarded ragged edges); barrier;
 //!    b. for `kk < TILE_K`: read `THREAD_M` values of `shared_a[kk]` and
 //!    `THREAD_N` of `shared_b[kk]` into registers and accumulate their outer
 //!    product; barrier.
-//! 3. Store the micro-tile's elements that lie inside C.
+//!    (GLSL and CUDA load the next slice's elements into registers while the
+//!    current slice is computed: the register prefetch.)
+//! 3. Store the micro-tile's elements that lie inside C to plane `z` of the
+//!    output: `out[z·m·n + row·n + col]`. Without a split (one chunk) the
+//!    output is C itself.
 //!
-//! Shared rows are padded by `PAD = 4` floats against bank conflicts (keeping
-//! 16-byte alignment for vector reads).
+//! **Pass 2 (`matmul_sum`), only when k is split: a deterministic sum.**
+//! Invocation `e = (group_id.y·num_groups.x + group_id.x)·GROUP_SIZE + lid`
+//! (those with `e >= len` return) adds element `e` of input planes
+//! `z·fan_in, z·fan_in + 1, …` (at most `fan_in`, below `planes`) in plane
+//! order, starting from 0, and writes it to element `e` of output plane
+//! `z = group_id.z`. The plan runs it until one plane is left, which it
+//! writes to C: the same partial products are summed in the same order on
+//! every run (no atomics), so results are bit-identical run to run.
+//!
+//! # Why split k
+//! Some drivers stop a shader's loops silently after a fixed number of
+//! iterations (llvmpipe/lavapipe: 65 535 in total per invocation): one
+//! workgroup looping over all of a long k would drop most of it. The plan
+//! keeps every invocation's loop count (counted generously, see
+//! [`Algorithm::loops_per_slice`]) within [`rosetta_core::Capabilities::loop_budget`]
+//! by cutting k into chunks along z, and keeps the sum's fan-in within it
+//! too, or refuses with a typed error. Where C has few tiles and k is long,
+//! the split also fills a GPU that one workgroup per tile would leave idle.
+//!
+//! Shared rows are padded by [`PAD`]` = 4` floats against bank conflicts
+//! (keeping 16-byte alignment for vector reads).
 //!
 //! # Interface
+//! `matmul`:
 //! - constants: `GROUP_SIZE`, `TILE_M`, `TILE_N`, `TILE_K`, `THREAD_M`, `THREAD_N`.
-//! - bindings: 0 `a` (read, m·k f32), 1 `b` (read, k·n f32), 2 `c` (read-write, m·n f32).
-//! - params: `m`, `n`, `k`.
+//! - bindings: 0 `a` (read, m·k f32), 1 `b` (read, k·n f32), 2 `c`
+//!   (read-write, chunks·m·n f32: C, or the split's partial sums).
+//! - params: `m`, `n`, `k`, `chunk` (k per chunk, a multiple of `TILE_K`).
 //! - shared: `shared_a` (`TILE_K·(TILE_M + 4)` f32) then `shared_b`
 //!   (`TILE_K·(TILE_N + 4)` f32); **dynamic** in CUDA and OpenCL (one block,
 //!   `shared_b` at word `TILE_K·(TILE_M + 4)`), static in WGSL/GLSL.
+//! - indices: 64-bit in CUDA and OpenCL; 32-bit in WGSL and GLSL, where the
+//!   plan refuses matrices of more than 2^32 − 1 elements.
+//!
+//! `matmul_sum`:
+//! - constants: `GROUP_SIZE`.
+//! - bindings: 0 `partials` (read, planes·len f32), 1 `out` (read-write,
+//!   ceil(planes / fan_in)·len f32).
+//! - params: `len` (elements per plane, m·n), `planes`, `fan_in`.
+//! - shared: none. The plan keeps planes·len below 2^31.
 
+mod cases;
 #[path = "matmul.rs"]
 mod cpu;
+mod plan;
+mod spec;
 
-use crate::pass::compile;
-use rosetta_core::ops::MatmulSpec;
-use rosetta_core::{
-    Access, Backend, Buffer, Error, KernelDef, KernelId, KernelSpec, Launch, Result, Sources,
+pub use plan::{
+    geometry, heuristic_variant, tune_class, Algorithm, Geometry, MatmulPlan, MatmulVariant,
+    SumPass, Tiling, PAD, TILINGS,
 };
-use std::sync::Arc;
+pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec};
 
-pub static KERNEL: KernelDef = KernelDef {
-    name: "matmul",
-    constants: &[
-        "GROUP_SIZE",
-        "TILE_M",
-        "TILE_N",
-        "TILE_K",
-        "THREAD_M",
-        "THREAD_N",
-    ],
-    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
-    params: &["m", "n", "k"],
-    dynamic_shared: true,
-    sources: Sources {
-        wgsl: include_str!("matmul.wgsl"),
-        cuda: include_str!("matmul.cu"),
-        glsl: include_str!("matmul.comp"),
-        opencl: include_str!("matmul.cl"),
-    },
-    cpu: cpu::matmul,
+use crate::op::{
+    checked_indices, ArrayData, Case, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
+    Workload,
 };
+use rosetta_core::{inputs, Access, Backend, Buffer, DeviceInfo, Error, KernelDef, Result};
+use std::sync::{Arc, LazyLock};
 
-/// Shared-memory row padding, in floats.
-pub const PAD: u32 = 4;
-
-/// One tiling of C.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tiling {
-    pub tile_m: u32,
-    pub tile_n: u32,
-    pub tile_k: u32,
-    pub thread_m: u32,
-    pub thread_n: u32,
-}
-
-impl Tiling {
-    pub fn group_size(&self) -> u32 {
-        (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
-    }
-
-    pub fn shared_bytes(&self) -> u32 {
-        self.tile_k * (self.tile_m + PAD + self.tile_n + PAD) * 4
-    }
-}
-
-/// Tilings to try, largest first; all use 256 invocations.
-pub const TILINGS: [Tiling; 3] = [
-    Tiling {
-        tile_m: 128,
-        tile_n: 128,
-        tile_k: 8,
-        thread_m: 8,
-        thread_n: 8,
-    },
-    Tiling {
-        tile_m: 64,
-        tile_n: 64,
-        tile_k: 8,
-        thread_m: 4,
-        thread_n: 4,
-    },
-    Tiling {
-        tile_m: 32,
-        tile_n: 32,
-        tile_k: 8,
-        thread_m: 2,
-        thread_n: 2,
-    },
-];
-
-pub struct MatmulPlan {
-    backend: Arc<dyn Backend>,
-    spec: MatmulSpec,
-    tiling: Tiling,
-    kernel: KernelId,
-    launch: Launch,
-}
-
-impl MatmulPlan {
-    /// The largest tiling that fits the device and still gives every compute
-    /// unit a tile (so large matrices get large tiles and small ones still
-    /// spread over the device).
-    pub fn choose_tiling(caps: &rosetta_core::Capabilities, spec: &MatmulSpec) -> Result<Tiling> {
-        let fits = |t: &Tiling| {
-            t.group_size() <= caps.max_group_invocations
-                && t.group_size() <= caps.max_group_size[0]
-                && t.shared_bytes() <= caps.max_shared_bytes
-        };
-        let wanted_tiles = if caps.compute_units > 0 {
-            u64::from(caps.compute_units)
-        } else {
-            64
-        };
-        let tiles = |t: &Tiling| {
-            (spec.m as u64).div_ceil(u64::from(t.tile_m))
-                * (spec.n as u64).div_ceil(u64::from(t.tile_n))
-        };
-        let usable: Vec<Tiling> = TILINGS.into_iter().filter(fits).collect();
-        usable
-            .iter()
-            .find(|t| tiles(t) >= wanted_tiles)
-            .or(usable.last())
-            .copied()
-            .ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "matmul needs workgroups of 256 invocations and {} bytes of shared memory",
-                    TILINGS[2].shared_bytes()
-                ))
-            })
-    }
-
-    pub fn new(backend: &Arc<dyn Backend>, spec: &MatmulSpec) -> Result<Self> {
-        Self::with_tiling(backend, spec, None)
-    }
-
-    /// A plan with a given tiling (benchmarks and tests sweep them), or the
-    /// chosen one.
-    pub fn with_tiling(
-        backend: &Arc<dyn Backend>,
-        spec: &MatmulSpec,
-        tiling: Option<Tiling>,
-    ) -> Result<Self> {
-        spec.validate()?;
-        let caps = &backend.info().caps;
-        let tiling = match tiling {
-            Some(t) => t,
-            None => Self::choose_tiling(caps, spec)?,
-        };
-        let tiles_n = (spec.n as u64).div_ceil(u64::from(tiling.tile_n));
-        let tiles_m = (spec.m as u64).div_ceil(u64::from(tiling.tile_m));
-        let launch = Launch {
-            groups: [
-                tiles_n.min(u64::from(caps.max_groups[0])) as u32,
-                tiles_m.min(u64::from(caps.max_groups[1])) as u32,
-                1,
-            ],
-            group_size: tiling.group_size(),
-            shared_bytes: tiling.shared_bytes(),
-        };
-        let kernel_spec = KernelSpec::new(
-            &KERNEL,
-            &[
-                ("GROUP_SIZE", tiling.group_size()),
-                ("TILE_M", tiling.tile_m),
-                ("TILE_N", tiling.tile_n),
-                ("TILE_K", tiling.tile_k),
-                ("THREAD_M", tiling.thread_m),
-                ("THREAD_N", tiling.thread_n),
-            ],
-        )?;
-        let kernel = compile(backend.as_ref(), &kernel_spec, &launch)?;
-        Ok(MatmulPlan {
-            backend: Arc::clone(backend),
-            spec: *spec,
-            tiling,
-            kernel,
-            launch,
-        })
-    }
-
-    pub fn spec(&self) -> &MatmulSpec {
-        &self.spec
-    }
-
-    pub fn tiling(&self) -> Tiling {
-        self.tiling
-    }
-
-    pub fn encode(&self, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<()> {
-        let dim = |what, v: usize| {
-            u32::try_from(v).map_err(|_| Error::ExceedsLimit {
-                what,
-                requested: v as u64,
-                limit: u64::from(u32::MAX),
-            })
-        };
-        let params = [
-            dim("matmul m", self.spec.m)?,
-            dim("matmul n", self.spec.n)?,
-            dim("matmul k", self.spec.k)?,
-        ];
-        self.backend.launch(
-            self.kernel,
-            &self.launch,
-            &[a.id(), b.id(), c.id()],
-            &params,
+/// The tiled matmul kernel (pass 1), in every language.
+pub fn kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("matmul")
+                    .constants(["TILE_M", "TILE_N", "TILE_K", "THREAD_M", "THREAD_N"])
+                    .bindings([Access::Read, Access::Read, Access::ReadWrite])
+                    .params(["m", "n", "k", "chunk"])
+                    .dynamic_shared(true),
+                "matmul"
+            )
+            .cpu(cpu::matmul)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
         )
+    });
+    &KERNEL
+}
+
+/// The split-K sum (pass 2), in every language.
+pub fn sum_kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("matmul_sum")
+                    .bindings([Access::Read, Access::ReadWrite])
+                    .params(["len", "planes", "fan_in"]),
+                "matmul_sum"
+            )
+            .cpu(cpu::matmul_sum)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
+        )
+    });
+    &KERNEL
+}
+
+/// `C = A·B` on `backend` for row-major `A (m×k)` and `B (k×n)` (one upload
+/// each, one download).
+pub fn matmul_f32(
+    backend: &Arc<dyn Backend>,
+    a: &[f32],
+    b: &[f32],
+    spec: &MatmulSpec,
+) -> Result<Vec<f32>> {
+    spec.validate()?;
+    spec.check_lengths(a.len(), b.len())?;
+    let plan = MatmulPlan::new(backend, spec)?;
+    run_plan(&plan, a, b)
+}
+
+/// Upload, run `plan`, download C.
+pub(crate) fn run_plan(plan: &MatmulPlan, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
+    let spec = plan.spec();
+    spec.check_lengths(a.len(), b.len())?;
+    let [_, _, elements_c] = spec.elements()?;
+    let backend = plan.backend();
+    let a_buf = Buffer::from_slice(backend, a)?;
+    let b_buf = Buffer::from_slice(backend, b)?;
+    let c_buf = backend.alloc(elements_c * 4)?;
+    plan.encode(&a_buf, &b_buf, &c_buf)?;
+    c_buf.read(elements_c as usize)
+}
+
+/// The matmul op.
+pub struct Matmul;
+
+struct MatmulRun {
+    plan: MatmulPlan,
+    a_buf: Buffer,
+    b_buf: Buffer,
+    c_buf: Buffer,
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+impl Prepared for MatmulRun {
+    fn run(&mut self) -> Result<()> {
+        self.plan.encode(&self.a_buf, &self.b_buf, &self.c_buf)
+    }
+
+    fn verify(&mut self) -> Result<Option<String>> {
+        let spec = *self.plan.spec();
+        let got: Vec<f32> = self.c_buf.read(spec.m * spec.n)?;
+        for i in checked_indices(got.len()) {
+            let exact = matmul_at(&self.a, &self.b, &spec, i / spec.n, i % spec.n);
+            let bound = matmul_bound(&spec, &exact);
+            if !rosetta_core::bounds::within(got[i], exact.value, bound) {
+                return Ok(Some(format!(
+                    "C[{}][{}] = {}, expected {} (bound {bound:.2e})",
+                    i / spec.n,
+                    i % spec.n,
+                    got[i],
+                    exact.value
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    fn variant(&self) -> String {
+        self.plan.variant().name()
+    }
+
+    fn tuned(&self) -> bool {
+        self.plan.tuned()
+    }
+}
+
+/// The workload `C (m×n) = A (m×k)·B (k×n)` with seeded inputs in [-1, 1).
+pub fn workload(m: usize, n: usize, k: usize) -> Workload {
+    let spec = MatmulSpec { m, k, n };
+    let (series, label) = if m == n && n == k {
+        ("square f32".to_string(), format!("square f32 {m}x{n}x{k}"))
+    } else {
+        (format!("f32 k={k}"), format!("f32 {m}x{n}x{k}"))
+    };
+    let (mu, nu, ku) = (m as u64, n as u64, k as u64);
+    Workload::new(
+        "matmul",
+        label,
+        series,
+        mu * nu,
+        4 * (mu * ku + ku * nu + mu * nu),
+        Some(spec.flops()),
+        Metric::Flops,
+        move |backend, variant| {
+            let plan = match variant {
+                None => MatmulPlan::new(backend, &spec)?,
+                Some(name) => {
+                    let v = MatmulVariant::from_name(name).ok_or_else(|| {
+                        Error::InvalidArgument(format!("no matmul variant '{name}'"))
+                    })?;
+                    MatmulPlan::with_variant(backend, &spec, v)?
+                }
+            };
+            let a = inputs::f32_values(0x5eed_a0a0, m * k);
+            let b = inputs::f32_values(0x5eed_b0b0, k * n);
+            Ok(Box::new(MatmulRun {
+                a_buf: Buffer::from_slice(backend, &a)?,
+                b_buf: Buffer::from_slice(backend, &b)?,
+                c_buf: backend.alloc(mu * nu * 4)?,
+                plan,
+                a,
+                b,
+            }) as Box<dyn Prepared>)
+        },
+    )
+    .tunable(
+        tune_class(&spec),
+        MatmulVariant::all()
+            .iter()
+            .map(MatmulVariant::name)
+            .collect(),
+    )
+}
+
+impl Op for Matmul {
+    fn name(&self) -> &'static str {
+        "matmul"
+    }
+
+    fn about(&self) -> &'static str {
+        "matrix product C = A·B (float32, row-major)"
+    }
+
+    fn kernels(&self) -> Vec<Arc<KernelDef>> {
+        vec![Arc::clone(kernel()), Arc::clone(sum_kernel())]
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        cases::cases()
+    }
+
+    fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
+        // Square products; the large GPU preset also gives cuBLAS's smaller
+        // reference points.
+        let sides: &[usize] = match (size, device.caps.device_type.is_cpu()) {
+            (Size::Small, _) => &[256],
+            (Size::Medium, false) => &[1024],
+            (Size::Medium, true) => &[512],
+            (Size::Large, false) => &[4096, 2048, 1024],
+            (Size::Large, true) => &[1024],
+        };
+        sides.iter().map(|&s| workload(s, s, s)).collect()
+    }
+
+    fn cli(&self) -> CliSpec {
+        CliSpec {
+            inputs: vec!["A", "B"],
+            options: Vec::new(),
+            about_inputs:
+                "A: a 2-D float32 array (m×k); B: a 2-D float32 array (k×n); writes C = A·B (m×n)",
+        }
+    }
+
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        _: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray> {
+        let [a, b] = crate::exactly::<2>(inputs)?;
+        let spec = MatmulSpec::from_shapes(a.matrix("A")?, b.matrix("B")?)?;
+        let c = matmul_f32(backend, a.f32s("A")?, b.f32s("B")?, &spec)?;
+        HostArray::new(vec![spec.m, spec.n], ArrayData::F32(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernels_have_every_language() {
+        assert_eq!(kernel().sources().languages().len(), 5);
+        assert_eq!(sum_kernel().sources().languages().len(), 5);
+    }
+
+    #[test]
+    fn workloads_are_square_and_tunable() {
+        let backend = rosetta_backend_cpu_free_info();
+        let list = Matmul.workloads(Size::Large, &backend);
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].flops, Some(2 * 1024u64.pow(3)));
+        assert_eq!(list[0].variants.len(), TILINGS.len());
+        assert_eq!(
+            list[0].tune_class.as_deref(),
+            Some("m<=2^10 n<=2^10 k<=2^10")
+        );
+        let mut gpu = backend.clone();
+        gpu.caps.device_type = rosetta_core::DeviceType::DiscreteGpu;
+        let sides: Vec<u64> = Matmul
+            .workloads(Size::Large, &gpu)
+            .iter()
+            .map(|w| w.elements)
+            .collect();
+        assert_eq!(sides, vec![4096 * 4096, 2048 * 2048, 1024 * 1024]);
+    }
+
+    /// A CPU-type device description (no backend needed).
+    fn rosetta_backend_cpu_free_info() -> DeviceInfo {
+        DeviceInfo {
+            api: rosetta_core::Api::Cpu,
+            index: 0,
+            name: "test".into(),
+            driver: String::new(),
+            driver_version: String::new(),
+            physical: Default::default(),
+            caps: rosetta_core::Capabilities {
+                device_type: rosetta_core::DeviceType::Cpu,
+                max_shared_bytes: 32 << 10,
+                max_group_size: [1024, 1024, 64],
+                max_group_invocations: 1024,
+                max_groups: [65_535; 3],
+                subgroup_sizes: None,
+                subgroup_ops: false,
+                float_atomics: false,
+                timestamps: false,
+                max_buffer_bytes: 1 << 30,
+                memory_bytes: 1 << 32,
+                compute_units: 2,
+                loop_limit: None,
+            },
+        }
     }
 }

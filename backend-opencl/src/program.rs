@@ -1,0 +1,289 @@
+//! Building a kernel: its OpenCL C with the spec's `-D NAME=valueu`
+//! defines and the device's `-cl-std=`, for one device, and the persistent
+//! cache of program binaries.
+//!
+//! # The binary cache
+//! After a build from source the program's binary
+//! (`clGetProgramInfo(CL_PROGRAM_BINARIES)`) is stored in
+//! `DiskCache::new("kernels/opencl")` under a [`Fingerprint`] of the
+//! platform, device and driver version ([`Target::identity`]), the kernel's
+//! OpenCL fingerprint (interface + source text), the constants and the build
+//! options. A later build of the same key, in any process, loads it with
+//! `clCreateProgramWithBinary` and builds that. The driver is the judge of a
+//! binary: one it rejects (`CL_INVALID_BINARY`), or whose build or kernel
+//! creation fails, is rebuilt from source and its entry overwritten. (Damage
+//! to the file itself is caught by the cache's checksum first.)
+
+use crate::status::{self, Failure, API};
+use crate::sys::{self, Context, DeviceId, Kernel, Program};
+use crate::target::Target;
+use rosetta_core::disk_cache::DiskCache;
+use rosetta_core::{Error, Fingerprint, KernelSpec, Language, Result};
+use std::ffi::CString;
+use std::sync::Mutex;
+
+const CL_INVALID_COMPILER_OPTIONS: i32 = -66;
+const CL_INVALID_KERNEL_NAME: i32 = -46;
+const CL_KERNEL_WORK_GROUP_SIZE: u32 = 0x11B0;
+const CL_KERNEL_LOCAL_MEM_SIZE: u32 = 0x11B2;
+
+/// A built kernel and what its launches need.
+pub(crate) struct Compiled {
+    /// Arguments are set and the NDRange enqueued with this held (the
+    /// driver's lock already serialises launches; this makes `set_arg`'s
+    /// exclusive access a fact of the types).
+    pub(crate) kernel: Mutex<Kernel>,
+    /// Takes a trailing `__local` argument of `Launch::shared_bytes`.
+    pub(crate) dynamic_shared: bool,
+    /// `CL_KERNEL_LOCAL_MEM_SIZE` before any `__local` argument is set: the
+    /// kernel's own `__local` arrays.
+    pub(crate) static_local_bytes: u64,
+}
+
+/// Builds kernels for one device, through the persistent binary cache.
+pub(crate) struct Builder {
+    cache: DiskCache,
+}
+
+/// Where a kernel is built.
+pub(crate) struct Device<'a> {
+    pub(crate) context: &'a Context,
+    pub(crate) id: DeviceId,
+    pub(crate) target: &'a Target,
+}
+
+impl Builder {
+    /// A builder using the kernel cache (off when `ROSETTA_CACHE_DIR=off`).
+    pub(crate) fn new() -> Self {
+        Builder {
+            cache: DiskCache::new("kernels/opencl"),
+        }
+    }
+
+    /// Build `spec`'s kernel from `source` (its OpenCL C).
+    pub(crate) fn build(
+        &self,
+        device: &Device<'_>,
+        spec: &KernelSpec,
+        source: &str,
+    ) -> Result<Compiled> {
+        let label = spec.label();
+        let options = options(spec, device.target.cl_std);
+        let c_options = CString::new(options.clone()).map_err(|_| {
+            Error::Internal(format!("the build options of '{label}' contain a NUL byte"))
+        })?;
+        let name = CString::new(spec.def().name()).map_err(|_| {
+            Error::Internal(format!("the kernel name of '{label}' contains a NUL byte"))
+        })?;
+        let key = key(device.target, spec, &options);
+        if let Some(binary) = self.cache.get(&key) {
+            match from_binary(device, spec, &binary, &c_options, &name) {
+                Ok(compiled) => {
+                    tracing::debug!(kernel = %label, key = %key.hex(), "opencl: program cache hit");
+                    return Ok(compiled);
+                }
+                Err(why) => tracing::debug!(
+                    kernel = %label,
+                    key = %key.hex(),
+                    "opencl: cached program binary rejected ({why}); rebuilding from source"
+                ),
+            }
+        } else if self.cache.enabled() {
+            tracing::debug!(kernel = %label, key = %key.hex(), "opencl: program cache miss");
+        }
+        let program = from_source(device, spec, source, &options, &c_options)?;
+        let kernel = sys::create_kernel(&program, &name).map_err(|f| match f.code {
+            CL_INVALID_KERNEL_NAME => Error::Compile {
+                api: API,
+                kernel: label.clone(),
+                log: format!(
+                    "the program has no __kernel named '{}'\n{}",
+                    spec.def().name(),
+                    sys::build_log(&program, device.id)
+                ),
+            },
+            _ => f.error(),
+        })?;
+        let compiled = finish(device, spec, kernel)?;
+        if self.cache.enabled() {
+            match sys::program_binary(&program) {
+                Ok(binary) if !binary.is_empty() => {
+                    self.cache.put(&key, &binary);
+                    tracing::debug!(
+                        kernel = %label,
+                        key = %key.hex(),
+                        bytes = binary.len(),
+                        "opencl: program binary stored"
+                    );
+                }
+                Ok(_) => {
+                    tracing::debug!(kernel = %label, "opencl: the driver gives no program binary")
+                }
+                Err(e) => tracing::debug!(kernel = %label, "opencl: no program binary ({e})"),
+            }
+        }
+        Ok(compiled)
+    }
+}
+
+/// The build options: the spec's defines, then `-cl-std=`.
+fn options(spec: &KernelSpec, cl_std: Option<&str>) -> String {
+    let mut options = spec.defines();
+    if let Some(std) = cl_std {
+        options.push(format!("-cl-std={std}"));
+    }
+    options.join(" ")
+}
+
+/// The cache key: everything the binary depends on.
+fn key(target: &Target, spec: &KernelSpec, options: &str) -> Fingerprint {
+    let mut key = Fingerprint::default()
+        .str("rosetta opencl program binary v1")
+        .str(&target.identity)
+        .str(&spec.def().fingerprint(Language::OpenCl).hex())
+        .u64(spec.values().len() as u64);
+    for &value in spec.values() {
+        key = key.u64(u64::from(value));
+    }
+    key.str(options)
+}
+
+/// Build a program from source; a failed build is [`Error::Compile`] with
+/// the compiler's log.
+fn from_source(
+    device: &Device<'_>,
+    spec: &KernelSpec,
+    source: &str,
+    options: &str,
+    c_options: &CString,
+) -> Result<Program> {
+    let program = sys::program_from_source(device.context, source).map_err(Failure::error)?;
+    match sys::build(&program, device.id, c_options) {
+        Ok(()) => {
+            let log = sys::build_log(&program, device.id);
+            if !log.is_empty() {
+                tracing::debug!(kernel = %spec.label(), "opencl: build log:\n{log}");
+            }
+            Ok(program)
+        }
+        Err(f)
+            if matches!(
+                f.code,
+                status::CL_BUILD_PROGRAM_FAILURE
+                    | status::CL_INVALID_BUILD_OPTIONS
+                    | CL_INVALID_COMPILER_OPTIONS
+            ) =>
+        {
+            let log = sys::build_log(&program, device.id);
+            Err(Error::Compile {
+                api: API,
+                kernel: spec.label(),
+                log: if log.is_empty() {
+                    format!(
+                        "{} (no build log; options: {options})",
+                        status::name(f.code)
+                    )
+                } else {
+                    log
+                },
+            })
+        }
+        Err(f) => Err(f.error()),
+    }
+}
+
+/// Load, build and open a cached binary; `Err` says why it was not usable.
+fn from_binary(
+    device: &Device<'_>,
+    spec: &KernelSpec,
+    binary: &[u8],
+    c_options: &CString,
+    name: &CString,
+) -> std::result::Result<Compiled, String> {
+    let program =
+        sys::program_from_binary(device.context, device.id, binary).map_err(|f| f.to_string())?;
+    sys::build(&program, device.id, c_options).map_err(|f| {
+        format!(
+            "{f}: {}",
+            sys::build_log(&program, device.id)
+                .lines()
+                .next()
+                .unwrap_or("")
+        )
+    })?;
+    let kernel = sys::create_kernel(&program, name).map_err(|f| f.to_string())?;
+    finish(device, spec, kernel).map_err(|e| e.chain())
+}
+
+/// Read what launches need from a created kernel, and refuse one the device
+/// cannot run at its `GROUP_SIZE`.
+fn finish(device: &Device<'_>, spec: &KernelSpec, kernel: Kernel) -> Result<Compiled> {
+    let info = |param| sys::kernel_work_group_info(&kernel, device.id, param);
+    let max_group = info(CL_KERNEL_WORK_GROUP_SIZE).map_err(Failure::error)?;
+    let static_local_bytes = info(CL_KERNEL_LOCAL_MEM_SIZE).map_err(Failure::error)?;
+    tracing::debug!(
+        kernel = %spec.label(),
+        max_group,
+        static_local_bytes,
+        "opencl: kernel created"
+    );
+    let group = u64::from(spec.group_size());
+    if group > max_group {
+        return Err(Error::unsupported(
+            API,
+            format!(
+                "kernel '{}' runs at most {max_group} invocations per workgroup on this device \
+                 (CL_KERNEL_WORK_GROUP_SIZE), it was built for {group}",
+                spec.label()
+            ),
+        ));
+    }
+    Ok(Compiled {
+        kernel: Mutex::new(kernel),
+        dynamic_shared: spec.def().dynamic_shared(),
+        static_local_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::{Access, KernelDef};
+
+    fn target(identity: &str) -> Target {
+        Target {
+            cl_std: Some("CL1.2"),
+            version_1_2: true,
+            profiling: true,
+            local_bytes: 65536,
+            identity: identity.into(),
+        }
+    }
+
+    #[test]
+    fn keys_follow_device_source_constants_and_options() {
+        let def = KernelDef::builder("k")
+            .constants(["A"])
+            .bindings([Access::ReadWrite])
+            .source(Language::OpenCl, "__kernel void k(__global uint* x) {}")
+            .build_arc()
+            .unwrap();
+        let other = KernelDef::builder("k")
+            .constants(["A"])
+            .bindings([Access::ReadWrite])
+            .source(Language::OpenCl, "__kernel void k(__global uint* x) { }")
+            .build_arc()
+            .unwrap();
+        let spec = |def, a| KernelSpec::new(def, &[("GROUP_SIZE", 64), ("A", a)]).unwrap();
+        let t = target("PoCL 3.1 / cpu / 3.1");
+        let s = spec(&def, 1);
+        let o = options(&s, t.cl_std);
+        assert_eq!(o, "-DGROUP_SIZE=64u -DA=1u -cl-std=CL1.2");
+        let base = key(&t, &s, &o);
+        assert_eq!(base, key(&t, &spec(&def, 1), &o));
+        assert_ne!(base, key(&target("PoCL 3.1 / cpu / 3.2"), &s, &o));
+        assert_ne!(base, key(&t, &spec(&other, 1), &o));
+        assert_ne!(base, key(&t, &spec(&def, 2), &o));
+        assert_ne!(base, key(&t, &s, "-DGROUP_SIZE=64u -DA=1u"));
+    }
+}

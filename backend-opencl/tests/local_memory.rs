@@ -1,0 +1,68 @@
+//! `__local` memory as a trailing kernel argument (`dynamic_shared`
+//! kernels), which the contract's probe (a static `__local` array) does not
+//! use, and the one launch limit only the driver sees: a kernel's own
+//! `__local` arrays plus its `__local` argument must fit the device.
+
+mod common;
+
+use rosetta_core::{Access, Buffer, Error, KernelDef, KernelSpec, Language, Launch};
+
+/// Each group writes `Σ scratch + pad[GROUP_SIZE - 1] - 1` where every
+/// invocation stored `value` in the `__local` argument `scratch` and 1 in
+/// the static `__local` array `pad` of PAD (>= GROUP_SIZE) words.
+const SOURCE: &str = "\
+__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
+void local_arg(__global uint* out, uint value, __local uint* scratch) {
+    __local uint pad[PAD];
+    uint lid = get_local_id(0);
+    scratch[lid] = value;
+    pad[lid] = 1u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint s = pad[GROUP_SIZE - 1u] - 1u;
+        for (uint i = 0; i < GROUP_SIZE; i++) { s += scratch[i]; }
+        out[get_group_id(0)] = s;
+    }
+}
+";
+
+#[test]
+fn local_arguments_are_bound_and_their_total_is_checked() {
+    let def = KernelDef::builder("local_arg")
+        .constants(["PAD"])
+        .bindings([Access::ReadWrite])
+        .params(["value"])
+        .dynamic_shared(true)
+        .source(Language::OpenCl, SOURCE)
+        .build_arc()
+        .unwrap();
+    for device in common::devices("local_arguments_are_bound_and_their_total_is_checked") {
+        let id = device.info().id();
+        let max_shared = device.info().caps.max_shared_bytes;
+        let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("PAD", 1024)]).unwrap();
+        let kernel = device.compile(&spec).unwrap();
+        let out = Buffer::new(&device, 3 * 4).unwrap();
+        let run = |shared_bytes: u32, value: u32| {
+            // SAFETY: the kernel writes out[group] for 3 groups (out has 3
+            // words) and scratch[lid] for lid < 64 (256 bytes of __local,
+            // at least that much is passed below).
+            unsafe {
+                device.launch(
+                    &kernel,
+                    &Launch::linear(3, 64, shared_bytes),
+                    &[&out],
+                    &[value],
+                )
+            }
+        };
+        run(64 * 4, 5).unwrap();
+        assert_eq!(out.read::<u32>(3).unwrap(), vec![320; 3], "{id}");
+        // Within the device's limit by itself, over it with the kernel's
+        // own 4 KiB `pad`: refused before the API.
+        let e = run(max_shared, 1).err();
+        assert!(matches!(e, Some(Error::ExceedsLimit { .. })), "{id}: {e:?}");
+        // The device still works.
+        run(64 * 4, 1).unwrap();
+        assert_eq!(out.read::<u32>(3).unwrap(), vec![64; 3], "{id}");
+    }
+}

@@ -1,0 +1,931 @@
+//! The matmul plan: variants (algorithm × tiling × split-K), launch geometry
+//! under the device's limits and loop budget, and the passes.
+//!
+//! A variant names the kernel that computes C's tiles (an [`Algorithm`]),
+//! its [`Tiling`], and optionally how many chunks k is split into. Names read
+//! `128x128x8/8x8` (the tiled algorithm, split as the plan decides) or
+//! `128x128x8/8x8+splitk4` (at least 4 chunks of k); another algorithm's
+//! variants will read `name:tiling[+splitkS]`. A new algorithm is a new
+//! [`Algorithm`] arm with its kernel, tilings and loop counts: the geometry,
+//! split-K and the passes stay as they are.
+
+use super::spec::MatmulSpec;
+use crate::op::{check_binding, prepare_kernel, u32_param, TuningCache};
+use rosetta_core::{
+    Backend, Buffer, Capabilities, Error, Kernel, KernelDef, Language, Launch, Result,
+};
+use std::fmt;
+use std::sync::Arc;
+
+/// Shared-memory row padding, in floats (keeps 16-byte alignment).
+pub const PAD: u32 = 4;
+
+/// Workgroups per grid axis the plan uses at most, whatever the device
+/// allows: kernels form the flat index `group_id.y·num_groups.x +
+/// group_id.x` in 32 bits.
+const MAX_GROUPS_PER_AXIS: u32 = 65_535;
+
+/// Workgroups of one x/y grid at most: the tiled kernel's tile loop adds
+/// `num_groups.x·num_groups.y` to an index below it, which stays below 2^32.
+const MAX_GRID_GROUPS: u64 = 1 << 31;
+
+/// Largest split-K scratch, in elements: partial-sum indices stay below
+/// 2^31 in every language.
+const MAX_SCRATCH_ELEMENTS: u64 = 1 << 31;
+
+/// Least k per chunk the heuristic splits into, in slices of `TILE_K`.
+const MIN_SPLIT_SLICES: u64 = 32;
+
+/// Largest scratch the heuristic allocates for split-K (bytes); a forced or
+/// budget-required split may use more.
+const HEURISTIC_SCRATCH_BYTES: u64 = 64 << 20;
+
+/// The sum pass's loop iterations beyond the one loop over its planes.
+const SUM_LOOP_SLACK: u64 = 2;
+
+/// One tiling of C: a workgroup computes a `tile_m × tile_n` block, stepping
+/// through k `tile_k` at a time; each invocation owns a `thread_m × thread_n`
+/// micro-tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tiling {
+    /// Rows of C per workgroup.
+    pub tile_m: u32,
+    /// Columns of C per workgroup.
+    pub tile_n: u32,
+    /// Depth of one k slice.
+    pub tile_k: u32,
+    /// Rows of C per invocation.
+    pub thread_m: u32,
+    /// Columns of C per invocation.
+    pub thread_n: u32,
+}
+
+/// The tiled kernel's tilings, largest first; all use 256 invocations.
+pub const TILINGS: [Tiling; 3] = [
+    Tiling::new(128, 128, 8, 8, 8),
+    Tiling::new(64, 64, 8, 4, 4),
+    Tiling::new(32, 32, 8, 2, 2),
+];
+
+impl Tiling {
+    /// A tiling.
+    pub const fn new(tile_m: u32, tile_n: u32, tile_k: u32, thread_m: u32, thread_n: u32) -> Self {
+        Tiling {
+            tile_m,
+            tile_n,
+            tile_k,
+            thread_m,
+            thread_n,
+        }
+    }
+
+    /// Invocations per workgroup: one per micro-tile.
+    pub fn group_size(&self) -> u32 {
+        (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
+    }
+
+    /// `shared_a` then `shared_b`, rows padded by [`PAD`].
+    pub fn shared_bytes(&self) -> u32 {
+        self.tile_k * (self.tile_m + PAD + self.tile_n + PAD) * 4
+    }
+
+    /// `128x128x8/8x8`.
+    pub fn name(&self) -> String {
+        format!(
+            "{}x{}x{}/{}x{}",
+            self.tile_m, self.tile_n, self.tile_k, self.thread_m, self.thread_n
+        )
+    }
+
+    /// Parse [`Tiling::name`]'s form (any values; [`Algorithm::tilings`]
+    /// says which a kernel has).
+    pub fn parse(name: &str) -> Option<Tiling> {
+        let (tile, thread) = name.split_once('/')?;
+        let tile: Vec<u32> = tile
+            .split('x')
+            .map(|v| v.parse().ok())
+            .collect::<Option<_>>()?;
+        let thread: Vec<u32> = thread
+            .split('x')
+            .map(|v| v.parse().ok())
+            .collect::<Option<_>>()?;
+        match (&tile[..], &thread[..]) {
+            ([tm, tn, tk], [thm, thn]) => Some(Tiling::new(*tm, *tn, *tk, *thm, *thn)),
+            _ => None,
+        }
+    }
+
+    /// Whether the device can run a workgroup of this tiling.
+    pub fn fits(&self, caps: &Capabilities) -> bool {
+        self.group_size() <= caps.max_group_invocations
+            && self.group_size() <= caps.max_group_size[0]
+            && self.shared_bytes() <= caps.max_shared_bytes
+    }
+
+    /// Elements of A's tile each invocation moves per slice.
+    fn loads_a(&self) -> u64 {
+        u64::from(self.tile_m * self.tile_k).div_ceil(u64::from(self.group_size()))
+    }
+
+    /// Elements of B's tile each invocation moves per slice.
+    fn loads_b(&self) -> u64 {
+        u64::from(self.tile_k * self.tile_n).div_ceil(u64::from(self.group_size()))
+    }
+}
+
+impl fmt::Display for Tiling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// The kernels that compute C's tiles (pass 1). Each has its own source in
+/// every language, tilings and loop counts; split-K and the sum pass are
+/// common to all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// Shared-memory tiles with register blocking (`matmul`).
+    Tiled,
+}
+
+impl Algorithm {
+    /// Every algorithm.
+    pub const ALL: [Algorithm; 1] = [Algorithm::Tiled];
+
+    /// The name in variant names (the tiled algorithm's variants leave it
+    /// out).
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Tiled => "tiled",
+        }
+    }
+
+    /// Its kernel.
+    pub fn kernel(self) -> &'static Arc<KernelDef> {
+        match self {
+            Algorithm::Tiled => super::kernel(),
+        }
+    }
+
+    /// Its tilings, largest first.
+    pub fn tilings(self) -> &'static [Tiling] {
+        match self {
+            Algorithm::Tiled => &TILINGS,
+        }
+    }
+
+    /// Whether a device can run it at all (beyond each tiling's fit).
+    pub fn available(self, _caps: &Capabilities) -> bool {
+        match self {
+            Algorithm::Tiled => true,
+        }
+    }
+
+    /// Loop iterations one invocation runs per `tile_k` slice of k, counted
+    /// generously over every language's source (every loop; nested loops
+    /// multiplied; `unroll` hints ignored): the prefetch and the shared
+    /// stores (GLSL/CUDA), the slice loop itself, and per `kk` the reads of
+    /// `shared_a` and `shared_b` and the outer product.
+    pub fn loops_per_slice(self, t: &Tiling) -> u64 {
+        match self {
+            Algorithm::Tiled => {
+                let (tm, tn) = (u64::from(t.thread_m), u64::from(t.thread_n));
+                1 + 2 * (t.loads_a() + t.loads_b())
+                    + u64::from(t.tile_k) * (1 + 2 * tm + tn + tm * tn)
+            }
+        }
+    }
+
+    /// Loop iterations per invocation outside the slice loop: the tile loop
+    /// (one iteration: one workgroup per tile), clearing and storing the
+    /// accumulators (written nested in CUDA / OpenCL), plus slack.
+    pub fn loops_per_tile(self, t: &Tiling) -> u64 {
+        match self {
+            Algorithm::Tiled => {
+                let (tm, tn) = (u64::from(t.thread_m), u64::from(t.thread_n));
+                2 * tm * (1 + tn) + 4
+            }
+        }
+    }
+}
+
+/// What the plan runs: the algorithm, its tiling, and the k split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MatmulVariant {
+    /// The kernel of pass 1.
+    pub algorithm: Algorithm,
+    /// Its tiling.
+    pub tiling: Tiling,
+    /// Split k into at least this many chunks (more where the device's loop
+    /// budget needs it, fewer where k has fewer slices); `None`: the plan
+    /// decides (no split unless C has too few tiles to fill the device, or
+    /// the loop budget needs one).
+    pub split_k: Option<u32>,
+}
+
+impl MatmulVariant {
+    /// The tiled algorithm with `tiling`, split as the plan decides.
+    pub fn tiled(tiling: Tiling) -> Self {
+        MatmulVariant {
+            algorithm: Algorithm::Tiled,
+            tiling,
+            split_k: None,
+        }
+    }
+
+    /// The same variant with k split into at least `chunks` chunks.
+    pub fn split(self, chunks: u32) -> Self {
+        MatmulVariant {
+            split_k: Some(chunks),
+            ..self
+        }
+    }
+
+    /// Every algorithm × tiling, split as the plan decides: what a tuner
+    /// chooses among.
+    pub fn all() -> Vec<MatmulVariant> {
+        Algorithm::ALL
+            .iter()
+            .flat_map(|&algorithm| {
+                algorithm
+                    .tilings()
+                    .iter()
+                    .map(move |&tiling| MatmulVariant {
+                        algorithm,
+                        tiling,
+                        split_k: None,
+                    })
+            })
+            .collect()
+    }
+
+    /// The name in reports, the tuning cache and `--variant`.
+    pub fn name(&self) -> String {
+        let mut name = match self.algorithm {
+            Algorithm::Tiled => self.tiling.name(),
+        };
+        if let Some(chunks) = self.split_k {
+            name.push_str(&format!("+splitk{chunks}"));
+        }
+        name
+    }
+
+    /// The variant called `name` (one of the algorithm's own tilings).
+    pub fn from_name(name: &str) -> Option<Self> {
+        let (base, split_k) = match name.split_once('+') {
+            Some((base, split)) => (
+                base,
+                Some(split.strip_prefix("splitk")?.parse::<u32>().ok()?),
+            ),
+            None => (name, None),
+        };
+        let (algorithm, tiling) = match base.split_once(':') {
+            Some((alg, tiling)) => (*Algorithm::ALL.iter().find(|a| a.name() == alg)?, tiling),
+            None => (Algorithm::Tiled, base),
+        };
+        let tiling = Tiling::parse(tiling)?;
+        (algorithm.tilings().contains(&tiling) && split_k != Some(0)).then_some(MatmulVariant {
+            algorithm,
+            tiling,
+            split_k,
+        })
+    }
+
+    /// Whether a device can run it, or why not.
+    pub fn check(&self, backend: &Arc<dyn Backend>) -> Result<()> {
+        let caps = &backend.info().caps;
+        if !self.algorithm.available(caps) || !self.tiling.fits(caps) {
+            return Err(Error::unsupported(
+                backend.info().api,
+                format!(
+                    "matmul variant '{}' needs workgroups of {} invocations and {} bytes of shared memory",
+                    self.name(),
+                    self.tiling.group_size(),
+                    self.tiling.shared_bytes()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for MatmulVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// The tuner's key for a product: the rounded-up `log2` of m, n and k.
+pub fn tune_class(spec: &MatmulSpec) -> String {
+    let log2 = |v: usize| 64 - (v.max(1) as u64 - 1).leading_zeros();
+    format!(
+        "m<=2^{} n<=2^{} k<=2^{}",
+        log2(spec.m),
+        log2(spec.n),
+        log2(spec.k)
+    )
+}
+
+/// The default variant: the largest tiling that fits and still gives every
+/// compute unit a tile (large matrices get large tiles, small ones still
+/// spread over the device), else the smallest that fits.
+pub fn heuristic_variant(caps: &Capabilities, spec: &MatmulSpec) -> Option<MatmulVariant> {
+    let wanted = if caps.compute_units > 0 {
+        u64::from(caps.compute_units)
+    } else {
+        64
+    };
+    let usable: Vec<Tiling> = TILINGS.into_iter().filter(|t| t.fits(caps)).collect();
+    usable
+        .iter()
+        .find(|t| tiles(spec, t) >= wanted)
+        .or(usable.last())
+        .map(|&t| MatmulVariant::tiled(t))
+}
+
+/// C's tiles under a tiling.
+fn tiles(spec: &MatmulSpec, t: &Tiling) -> u64 {
+    (spec.m as u64).div_ceil(u64::from(t.tile_m)) * (spec.n as u64).div_ceil(u64::from(t.tile_n))
+}
+
+/// Workgroups `total` laid over x and y (each at most
+/// [`MAX_GROUPS_PER_AXIS`] and the device's limit, [`MAX_GRID_GROUPS`] in
+/// all), x as large as allowed. Kernels take the flat index
+/// `y·num_groups.x + x` and skip those `>= total`.
+fn grid_xy(what: &'static str, total: u64, caps: &Capabilities) -> Result<[u32; 2]> {
+    let max_x = u64::from(caps.max_groups[0].min(MAX_GROUPS_PER_AXIS));
+    let max_y = u64::from(caps.max_groups[1].min(MAX_GROUPS_PER_AXIS));
+    let x = total.clamp(1, max_x);
+    let y = total.div_ceil(x).max(1);
+    if y > max_y || x * y > MAX_GRID_GROUPS {
+        return Err(Error::ExceedsLimit {
+            what,
+            requested: total,
+            limit: (max_x * max_y).min(MAX_GRID_GROUPS),
+        });
+    }
+    Ok([x as u32, y as u32])
+}
+
+/// One pass of the deterministic split-K sum: output plane `z` (of
+/// `ceil(planes / fan_in)`) is the sum, in plane order, of input planes
+/// `z·fan_in …` (at most `fan_in` of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SumPass {
+    /// The launch (x/y over the elements of a plane, z over output planes).
+    pub launch: Launch,
+    /// Input planes.
+    pub planes: u32,
+    /// Input planes per output plane.
+    pub fan_in: u32,
+    /// Whether it writes C (the last pass) rather than scratch.
+    pub to_output: bool,
+}
+
+/// Where every pass runs and what it needs, from the device's limits alone
+/// (no device calls): testable for any capabilities.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    /// Pass 1: x/y over C's tiles, z over k's chunks.
+    pub launch: Launch,
+    /// C's tiles.
+    pub tiles: u64,
+    /// k per chunk (a multiple of `tile_k`).
+    pub chunk: u32,
+    /// Chunks of k (1: no split, pass 1 writes C).
+    pub chunks: u32,
+    /// The sum passes (none without a split).
+    pub sums: Vec<SumPass>,
+    /// Elements of the two scratch buffers (0: not needed).
+    pub scratch: [u64; 2],
+    /// Loop iterations one pass-1 invocation runs, counted generously.
+    pub loops: u64,
+}
+
+/// Plan the passes of `variant` for `spec` under `caps`, keeping every
+/// invocation's loop iterations within `budget`.
+pub fn geometry(
+    caps: &Capabilities,
+    spec: &MatmulSpec,
+    variant: &MatmulVariant,
+    budget: u64,
+) -> Result<Geometry> {
+    let t = &variant.tiling;
+    let [_, _, elements_c] = spec.elements()?;
+    let tiles = tiles(spec, t);
+    let [x, y] = grid_xy("matmul tiles of C (workgroups over x and y)", tiles, caps)?;
+    let slices = (spec.k as u64).div_ceil(u64::from(t.tile_k));
+
+    // The most slices one invocation may run under the loop budget.
+    let per_tile = variant.algorithm.loops_per_tile(t);
+    let per_slice = variant.algorithm.loops_per_slice(t);
+    let max_slices = budget.saturating_sub(per_tile) / per_slice;
+    if max_slices == 0 {
+        return Err(Error::ExceedsLimit {
+            what: "matmul loop iterations per invocation (one slice of k)",
+            requested: per_tile + per_slice,
+            limit: budget,
+        });
+    }
+    let needed = slices.div_ceil(max_slices);
+    let wanted = match variant.split_k {
+        Some(chunks) => u64::from(chunks),
+        None => heuristic_chunks(caps, tiles, slices, elements_c),
+    };
+    let asked = needed.max(wanted).clamp(1, slices);
+    let chunk_slices = slices.div_ceil(asked);
+    let chunks = slices.div_ceil(chunk_slices);
+    let chunk = u32_param("matmul k per chunk", chunk_slices * u64::from(t.tile_k))?;
+    if chunks > u64::from(caps.max_groups[2]) {
+        return Err(Error::ExceedsLimit {
+            what: "matmul chunks of k (workgroups along z)",
+            requested: chunks,
+            limit: caps.max_groups[2].into(),
+        });
+    }
+    let launch = Launch {
+        groups: [x, y, chunks as u32],
+        group_size: t.group_size(),
+        shared_bytes: t.shared_bytes(),
+    };
+
+    let mut sums = Vec::new();
+    let mut scratch = [0u64; 2];
+    if chunks > 1 {
+        let plane_elements = |planes: u64| planes.saturating_mul(elements_c);
+        scratch[0] = plane_elements(chunks);
+        if scratch[0] > MAX_SCRATCH_ELEMENTS || scratch[0].saturating_mul(4) > caps.max_buffer_bytes
+        {
+            return Err(Error::ExceedsLimit {
+                what: "matmul split-k partial sums (elements)",
+                requested: scratch[0],
+                limit: MAX_SCRATCH_ELEMENTS.min(caps.max_buffer_bytes / 4),
+            });
+        }
+        let fan_in = budget
+            .saturating_sub(SUM_LOOP_SLACK)
+            .min(u64::from(u32::MAX));
+        if fan_in < 2 {
+            return Err(Error::ExceedsLimit {
+                what: "matmul loop iterations per invocation (split-k sum)",
+                requested: SUM_LOOP_SLACK + 2,
+                limit: budget,
+            });
+        }
+        let group_size = sum_group_size(caps);
+        let [sx, sy] = grid_xy(
+            "matmul split-k sum (workgroups over x and y)",
+            elements_c.div_ceil(u64::from(group_size)),
+            caps,
+        )?;
+        let mut planes = chunks;
+        while planes > 1 {
+            let fan = planes.min(fan_in);
+            let out_planes = planes.div_ceil(fan);
+            if out_planes > 1 && scratch[1] == 0 {
+                scratch[1] = plane_elements(out_planes);
+            }
+            sums.push(SumPass {
+                launch: Launch {
+                    groups: [sx, sy, out_planes as u32],
+                    group_size,
+                    shared_bytes: 0,
+                },
+                planes: planes as u32,
+                fan_in: fan as u32,
+                to_output: out_planes == 1,
+            });
+            planes = out_planes;
+        }
+    }
+    Ok(Geometry {
+        launch,
+        tiles,
+        chunk,
+        chunks: chunks as u32,
+        sums,
+        scratch,
+        loops: per_tile + chunk_slices * per_slice,
+    })
+}
+
+/// Chunks of k worth splitting into on a device with no loop cap: when C has
+/// fewer tiles than the device has compute units, enough chunks for two
+/// workgroups per unit, each at least [`MIN_SPLIT_SLICES`] deep, with the
+/// partial sums under [`HEURISTIC_SCRATCH_BYTES`].
+fn heuristic_chunks(caps: &Capabilities, tiles: u64, slices: u64, elements_c: u64) -> u64 {
+    let units = if caps.compute_units > 0 {
+        u64::from(caps.compute_units)
+    } else {
+        64
+    };
+    if tiles >= units {
+        return 1;
+    }
+    let by_scratch = HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1);
+    (2 * units)
+        .div_ceil(tiles)
+        .min(slices / MIN_SPLIT_SLICES)
+        .min(by_scratch)
+        .max(1)
+}
+
+/// The sum pass's workgroup size.
+fn sum_group_size(caps: &Capabilities) -> u32 {
+    crate::op::preferred_group_size(caps)
+}
+
+/// A compiled matrix product: pass 1 (C's tiles, per chunk of k) and, when k
+/// is split, the sum passes.
+pub struct MatmulPlan {
+    backend: Arc<dyn Backend>,
+    spec: MatmulSpec,
+    variant: MatmulVariant,
+    tuned: bool,
+    geometry: Geometry,
+    params: [u32; 4],
+    kernel: Kernel,
+    sum_kernel: Option<Kernel>,
+    scratch: [Option<Buffer>; 2],
+}
+
+impl MatmulPlan {
+    /// Plan with the tuned variant for this device and shape, or the
+    /// heuristic's.
+    pub fn new(backend: &Arc<dyn Backend>, spec: &MatmulSpec) -> Result<Self> {
+        spec.validate()?;
+        let caps = &backend.info().caps;
+        let tuned = TuningCache::for_device(backend.info())
+            .lookup("matmul", &tune_class(spec))
+            .and_then(|c| MatmulVariant::from_name(&c.variant))
+            .filter(|v| v.check(backend).is_ok());
+        let variant = match tuned.or_else(|| heuristic_variant(caps, spec)) {
+            Some(v) => v,
+            None => {
+                return Err(Error::unsupported(
+                    backend.info().api,
+                    format!(
+                        "matmul needs workgroups of {} invocations and {} bytes of shared memory",
+                        TILINGS[2].group_size(),
+                        TILINGS[2].shared_bytes()
+                    ),
+                ))
+            }
+        };
+        let mut plan = Self::with_variant(backend, spec, variant)?;
+        plan.tuned = tuned.is_some();
+        Ok(plan)
+    }
+
+    /// Plan with a given variant (conformance forces each one).
+    pub fn with_variant(
+        backend: &Arc<dyn Backend>,
+        spec: &MatmulSpec,
+        variant: MatmulVariant,
+    ) -> Result<Self> {
+        Self::with_budget(backend, spec, variant, u64::MAX)
+    }
+
+    /// Plan with a given variant as if the device's loop budget were at most
+    /// `budget`: conformance emulates a capped device on every device this
+    /// way (deep split-K, several sum passes).
+    pub fn with_budget(
+        backend: &Arc<dyn Backend>,
+        spec: &MatmulSpec,
+        variant: MatmulVariant,
+        budget: u64,
+    ) -> Result<Self> {
+        spec.validate()?;
+        variant.check(backend)?;
+        let info = backend.info();
+        let caps = &info.caps;
+        let params = [
+            u32_param("matmul m", spec.m as u64)?,
+            u32_param("matmul n", spec.n as u64)?,
+            u32_param("matmul k", spec.k as u64)?,
+            0,
+        ];
+        let geometry = geometry(caps, spec, &variant, budget.min(caps.loop_budget()))?;
+        // WGSL and GLSL index with 32-bit words.
+        if matches!(info.api.language(), Language::Wgsl | Language::Glsl) {
+            for (what, elements) in [
+                "matmul A (elements)",
+                "matmul B (elements)",
+                "matmul C (elements)",
+            ]
+            .into_iter()
+            .zip(spec.elements()?)
+            {
+                u32_param(what, elements)?;
+            }
+        }
+        let t = &variant.tiling;
+        let kernel = prepare_kernel(
+            backend,
+            variant.algorithm.kernel(),
+            &[
+                ("GROUP_SIZE", t.group_size()),
+                ("TILE_M", t.tile_m),
+                ("TILE_N", t.tile_n),
+                ("TILE_K", t.tile_k),
+                ("THREAD_M", t.thread_m),
+                ("THREAD_N", t.thread_n),
+            ],
+            &geometry.launch,
+        )?;
+        let sum_kernel = match geometry.sums.first() {
+            Some(pass) => Some(prepare_kernel(
+                backend,
+                super::sum_kernel(),
+                &[("GROUP_SIZE", pass.launch.group_size)],
+                &pass.launch,
+            )?),
+            None => None,
+        };
+        let scratch = [
+            alloc_scratch(backend, geometry.scratch[0])?,
+            alloc_scratch(backend, geometry.scratch[1])?,
+        ];
+        Ok(MatmulPlan {
+            backend: Arc::clone(backend),
+            spec: *spec,
+            variant,
+            tuned: false,
+            params: [params[0], params[1], params[2], geometry.chunk],
+            geometry,
+            kernel,
+            sum_kernel,
+            scratch,
+        })
+    }
+
+    /// The device it runs on.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+
+    /// What the plan multiplies.
+    pub fn spec(&self) -> &MatmulSpec {
+        &self.spec
+    }
+
+    /// The variant as it runs: the split shows the chunks k was cut into.
+    pub fn variant(&self) -> MatmulVariant {
+        MatmulVariant {
+            split_k: (self.geometry.chunks > 1).then_some(self.geometry.chunks),
+            ..self.variant
+        }
+    }
+
+    /// Whether the variant came from the tuning cache.
+    pub fn tuned(&self) -> bool {
+        self.tuned
+    }
+
+    /// The passes' geometry.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// Enqueue the passes: `c` receives `A·B` (m·n f32, row-major).
+    pub fn encode(&self, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<()> {
+        let [ea, eb, ec] = self.spec.elements()?;
+        check_binding(&self.backend, "matmul A", a, ea * 4)?;
+        check_binding(&self.backend, "matmul B", b, eb * 4)?;
+        check_binding(&self.backend, "matmul C", c, ec * 4)?;
+        let g = &self.geometry;
+        let first = match &self.scratch[0] {
+            Some(partials) if g.chunks > 1 => partials,
+            _ => c,
+        };
+        check_binding(
+            &self.backend,
+            "matmul partial sums",
+            first,
+            u64::from(g.chunks) * ec * 4,
+        )?;
+        // SAFETY: pass 1's workgroup (x, y, z) computes tile
+        // `y·groups[0] + x` of C (skipping indices at or past the tile
+        // count) over chunk z of k: it reads A's rows of the tile and
+        // columns [z·chunk, min(k, (z+1)·chunk)) only where they lie inside
+        // A (m×k, `a` holds m·k elements, checked above), the same rows of B
+        // inside B (k×n, checked), and writes the tile's elements inside C to
+        // plane z of its output: `first` holds `chunks` planes of m·n
+        // (checked above; one plane, `c`, without a split). Shared memory is
+        // the tiling's `shared_bytes` (the launch's). Every loop runs to a
+        // count below the loop budget, so it terminates.
+        unsafe {
+            self.backend
+                .launch(&self.kernel, &g.launch, &[a, b, first], &self.params)?;
+        }
+        let Some(sum_kernel) = &self.sum_kernel else {
+            return Ok(());
+        };
+        let len = u32_param("matmul C (elements)", ec)?;
+        let mut source = 0;
+        for pass in &g.sums {
+            let input = self.scratch[source]
+                .as_ref()
+                .ok_or_else(|| Error::Internal("matmul: missing split-k scratch".into()))?;
+            let output = if pass.to_output {
+                c
+            } else {
+                self.scratch[1 - source]
+                    .as_ref()
+                    .ok_or_else(|| Error::Internal("matmul: missing split-k scratch".into()))?
+            };
+            let out_planes = u64::from(pass.launch.groups[2]);
+            check_binding(
+                &self.backend,
+                "matmul partial sums",
+                input,
+                u64::from(pass.planes) * ec * 4,
+            )?;
+            check_binding(
+                &self.backend,
+                "matmul partial sums",
+                output,
+                out_planes * ec * 4,
+            )?;
+            // SAFETY: invocation e of the flat x/y grid (skipping e >= len)
+            // reads element e of input planes z·fan_in .. min(planes,
+            // (z+1)·fan_in) — `input` holds `planes` planes of `len`
+            // elements (checked above) — and writes element e of output
+            // plane z < out_planes (checked above). Its one loop runs at
+            // most `fan_in` times.
+            unsafe {
+                self.backend.launch(
+                    sum_kernel,
+                    &pass.launch,
+                    &[input, output],
+                    &[len, pass.planes, pass.fan_in],
+                )?;
+            }
+            source = 1 - source;
+        }
+        Ok(())
+    }
+}
+
+fn alloc_scratch(backend: &Arc<dyn Backend>, elements: u64) -> Result<Option<Buffer>> {
+    if elements == 0 {
+        return Ok(None);
+    }
+    Ok(Some(backend.alloc(elements * 4)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::DeviceType;
+
+    fn caps(loop_limit: Option<u32>, compute_units: u32) -> Capabilities {
+        Capabilities {
+            device_type: DeviceType::Cpu,
+            max_shared_bytes: 32 << 10,
+            max_group_size: [1024, 1024, 64],
+            max_group_invocations: 1024,
+            max_groups: [65_535, 65_535, 65_535],
+            subgroup_sizes: None,
+            subgroup_ops: false,
+            float_atomics: false,
+            timestamps: false,
+            max_buffer_bytes: 1 << 32,
+            memory_bytes: 1 << 34,
+            compute_units,
+            loop_limit,
+        }
+    }
+
+    fn spec(m: usize, n: usize, k: usize) -> MatmulSpec {
+        MatmulSpec { m, k, n }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for v in MatmulVariant::all() {
+            assert_eq!(MatmulVariant::from_name(&v.name()), Some(v));
+            let s = v.split(7);
+            assert_eq!(s.name(), format!("{}+splitk7", v.tiling));
+            assert_eq!(MatmulVariant::from_name(&s.name()), Some(s));
+        }
+        assert_eq!(MatmulVariant::all()[0].name(), "128x128x8/8x8");
+        assert_eq!(
+            MatmulVariant::from_name("tiled:64x64x8/4x4"),
+            Some(MatmulVariant::tiled(TILINGS[1]))
+        );
+        for bad in [
+            "",
+            "64x64x8",
+            "64x64x8/4x4+splitk0",
+            "64x64x8/4x4+k4",
+            "16x16x8/2x2",
+            "x:64x64x8/4x4",
+        ] {
+            assert_eq!(MatmulVariant::from_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn capped_devices_split_long_k_within_the_budget() {
+        let capped = caps(Some(65_535), 2);
+        let budget = capped.loop_budget();
+        for v in MatmulVariant::all() {
+            for k in [1usize, 7, 1 << 20, (1 << 20) + 3, 200_000] {
+                let g = geometry(&capped, &spec(1, 1, k), &v, budget).unwrap();
+                assert!(g.loops <= budget, "{v} k={k}: {} loops", g.loops);
+                assert_eq!(g.chunk % v.tiling.tile_k, 0);
+                assert!(u64::from(g.chunk) * u64::from(g.chunks) >= k as u64);
+                assert!(u64::from(g.chunk) * u64::from(g.chunks - 1) < k as u64);
+                for pass in &g.sums {
+                    assert!(u64::from(pass.fan_in) + SUM_LOOP_SLACK <= budget);
+                }
+                assert!(g.sums.last().is_none_or(|p| p.to_output));
+            }
+            let long = geometry(&capped, &spec(1, 1, 1 << 20), &v, budget).unwrap();
+            assert!(long.chunks > 1, "{v}");
+        }
+        // Without a cap, a single tile of C still splits (to fill the
+        // device), but a large C does not.
+        let free = caps(None, 132);
+        let v = MatmulVariant::tiled(TILINGS[1]);
+        let g = geometry(&free, &spec(64, 64, 200_000), &v, u64::MAX).unwrap();
+        assert!(g.chunks > 100 && g.sums.len() == 1, "{g:?}");
+        let g = geometry(&free, &spec(4096, 4096, 4096), &v, u64::MAX).unwrap();
+        assert_eq!((g.chunks, g.sums.len(), g.scratch), (1, 0, [0, 0]));
+    }
+
+    #[test]
+    fn tight_budgets_sum_in_several_passes_or_refuse() {
+        let c = caps(None, 1);
+        let v = MatmulVariant::tiled(TILINGS[2]);
+        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[2])
+            + Algorithm::Tiled.loops_per_tile(&TILINGS[2]);
+        let g = geometry(&c, &spec(3, 5, 20_000), &v, per).unwrap();
+        assert_eq!(g.chunks, 2500);
+        assert!(g.sums.len() >= 2, "{g:?}");
+        let planes: Vec<u32> = g.sums.iter().map(|p| p.planes).collect();
+        for pair in planes.windows(2) {
+            assert!(pair[1] < pair[0]);
+        }
+        assert!(g.scratch[1] > 0);
+        assert!(matches!(
+            geometry(&c, &spec(3, 5, 20_000), &v, per - 1),
+            Err(Error::ExceedsLimit { .. })
+        ));
+        // More chunks than z allows.
+        let mut few_z = caps(None, 1);
+        few_z.max_groups[2] = 100;
+        assert!(matches!(
+            geometry(&few_z, &spec(3, 5, 20_000), &v, per),
+            Err(Error::ExceedsLimit { .. })
+        ));
+    }
+
+    #[test]
+    fn grids_beyond_one_axis_use_two() {
+        let c = caps(None, 1);
+        let v = MatmulVariant::tiled(TILINGS[2]);
+        let g = geometry(&c, &spec(1, 65_536 * 32 + 1, 3), &v, u64::MAX).unwrap();
+        assert_eq!(g.tiles, 65_537);
+        assert_eq!(g.launch.groups, [65_535, 2, 1]);
+        let mut small = caps(None, 1);
+        small.max_groups = [10, 10, 10];
+        assert!(matches!(
+            geometry(&small, &spec(32 * 101, 1, 3), &v, u64::MAX),
+            Err(Error::ExceedsLimit { .. })
+        ));
+        assert_eq!(
+            geometry(&small, &spec(32 * 100, 1, 3), &v, u64::MAX)
+                .unwrap()
+                .launch
+                .groups,
+            [10, 10, 1]
+        );
+    }
+
+    #[test]
+    fn heuristic_prefers_large_tiles_that_fill_the_device() {
+        let c = caps(None, 132);
+        assert_eq!(
+            heuristic_variant(&c, &spec(4096, 4096, 4096))
+                .unwrap()
+                .tiling,
+            TILINGS[0]
+        );
+        assert_eq!(
+            heuristic_variant(&c, &spec(1024, 1024, 1024))
+                .unwrap()
+                .tiling,
+            TILINGS[1]
+        );
+        assert_eq!(
+            heuristic_variant(&c, &spec(1, 1, 1)).unwrap().tiling,
+            TILINGS[2]
+        );
+        let mut tiny = c.clone();
+        tiny.max_group_invocations = 128;
+        assert!(heuristic_variant(&tiny, &spec(4, 4, 4)).is_none());
+        assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
+    }
+}
