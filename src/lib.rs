@@ -31,7 +31,6 @@ pub mod conform;
 mod device;
 mod discovery;
 mod error;
-mod litmus;
 mod machine;
 mod ops;
 mod selector;
@@ -46,7 +45,9 @@ pub use rosetta_core::{
     Access, Api, Capabilities, Clock, DeviceInfo, DeviceType, Elem, Element, KernelDef, KernelSpec,
     Language, Launch,
 };
+pub use rosetta_kernels::matmul::MatmulSpec;
 pub use rosetta_kernels::reduce::ReduceOp;
+pub use rosetta_kernels::scan::ScanSpec;
 pub use selector::Selector;
 
 /// The core: the device API, kernels, errors, the contract suite.

@@ -7,6 +7,7 @@ use crate::device::Device;
 use crate::error::Result;
 use rosetta_core::Element;
 use rosetta_kernels::reduce::{self, ReduceOp, ReducePlan, ReduceSpec};
+use rosetta_kernels::matmul::{self, MatmulPlan, MatmulSpec};
 use rosetta_kernels::scan::{self, ScanPlan, ScanSpec};
 
 impl<T: Element> DeviceBuffer<T> {
@@ -40,10 +41,32 @@ impl<T: Element> DeviceBuffer<T> {
     }
 }
 
+impl DeviceBuffer<f32> {
+    /// `C = A·B` with this buffer as row-major `A (m×k)` and `b` as `B
+    /// (k×n)`, on the device: a new `m·n` buffer. Per element within
+    /// γ_K·Σ|a||b| of the exact product.
+    pub fn matmul(&self, b: &DeviceBuffer<f32>, spec: &MatmulSpec) -> Result<DeviceBuffer<f32>> {
+        self.same_device(b)?;
+        spec.validate()?;
+        spec.check_lengths(self.len(), b.len())?;
+        let [_, _, elements_c] = spec.elements()?;
+        let plan = MatmulPlan::new(self.backend(), spec)?;
+        let c = DeviceBuffer::zeros(self.backend(), elements_c as usize)?;
+        plan.encode(self.raw(), b.raw(), c.raw())?;
+        Ok(c)
+    }
+}
+
 impl Device {
     /// Sum, min or max of `x` (see [`DeviceBuffer::reduce`]).
     pub fn reduce<T: Element>(&self, x: &[T], op: ReduceOp) -> Result<T> {
         Ok(reduce::reduce_slice(self.backend(), x, op)?)
+    }
+
+    /// `C = A·B` for row-major `A (m×k)` and `B (k×n)` (see
+    /// [`DeviceBuffer::matmul`]).
+    pub fn matmul(&self, a: &[f32], b: &[f32], spec: &MatmulSpec) -> Result<Vec<f32>> {
+        Ok(matmul::matmul_f32(self.backend(), a, b, spec)?)
     }
 
     /// The inclusive prefix sum of `x` (see [`DeviceBuffer::scan`]).

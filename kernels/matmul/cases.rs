@@ -11,9 +11,9 @@
 //!   and matrices of more than 2^32 elements.
 //! - `errors`: shapes that don't fit or overflow, buffers too short.
 
+use super::plan::{matmul_f32, run_plan};
 use super::plan::{Algorithm, MatmulPlan, MatmulVariant, TILINGS};
 use super::spec::{matmul_bound, matmul_ref, MatmulSpec};
-use super::{matmul_f32, run_plan};
 use crate::op::{
     compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact, Verdict,
 };

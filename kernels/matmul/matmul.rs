@@ -11,7 +11,7 @@
 // Pass 2 (`matmul_sum`): invocation e adds element e of its input planes in
 // plane order. No shared memory, no barriers.
 
-use super::PAD;
+use super::super::spec::PAD;
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
 pub fn matmul(group: &mut Group<'_>, bindings: &Bindings<'_>) {

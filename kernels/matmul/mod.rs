@@ -77,88 +77,24 @@
 //! - shared: none. The plan keeps planes·len below 2^31.
 
 mod cases;
-#[path = "matmul.rs"]
-mod cpu;
+mod kernel;
 mod plan;
 mod spec;
 
+pub use kernel::{kernel, sum_kernel};
+pub use plan::matmul_f32;
 pub use plan::{
     geometry, heuristic_variant, tune_class, Algorithm, Geometry, MatmulPlan, MatmulVariant,
-    SumPass, Tiling, PAD, TILINGS,
+    SumPass, Tiling, TILINGS,
 };
-pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec};
+pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec, PAD};
 
 use crate::op::{
     checked_indices, ArrayData, Case, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
     Workload,
 };
-use rosetta_core::{inputs, Access, Backend, Buffer, DeviceInfo, Error, KernelDef, Result};
-use std::sync::{Arc, LazyLock};
-
-/// The tiled matmul kernel (pass 1), in every language.
-pub fn kernel() -> &'static Arc<KernelDef> {
-    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
-        Arc::new(
-            crate::with_sources!(
-                KernelDef::builder("matmul")
-                    .constants(["TILE_M", "TILE_N", "TILE_K", "THREAD_M", "THREAD_N"])
-                    .bindings([Access::Read, Access::Read, Access::ReadWrite])
-                    .params(["m", "n", "k", "chunk"])
-                    .dynamic_shared(true),
-                "matmul"
-            )
-            .cpu(cpu::matmul)
-            .build()
-            .expect("built-in kernel definitions are valid (tested)"),
-        )
-    });
-    &KERNEL
-}
-
-/// The split-K sum (pass 2), in every language.
-pub fn sum_kernel() -> &'static Arc<KernelDef> {
-    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
-        Arc::new(
-            crate::with_sources!(
-                KernelDef::builder("matmul_sum")
-                    .bindings([Access::Read, Access::ReadWrite])
-                    .params(["len", "planes", "fan_in"]),
-                "matmul_sum"
-            )
-            .cpu(cpu::matmul_sum)
-            .build()
-            .expect("built-in kernel definitions are valid (tested)"),
-        )
-    });
-    &KERNEL
-}
-
-/// `C = A·B` on `backend` for row-major `A (m×k)` and `B (k×n)` (one upload
-/// each, one download).
-pub fn matmul_f32(
-    backend: &Arc<dyn Backend>,
-    a: &[f32],
-    b: &[f32],
-    spec: &MatmulSpec,
-) -> Result<Vec<f32>> {
-    spec.validate()?;
-    spec.check_lengths(a.len(), b.len())?;
-    let plan = MatmulPlan::new(backend, spec)?;
-    run_plan(&plan, a, b)
-}
-
-/// Upload, run `plan`, download C.
-pub(crate) fn run_plan(plan: &MatmulPlan, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
-    let spec = plan.spec();
-    spec.check_lengths(a.len(), b.len())?;
-    let [_, _, elements_c] = spec.elements()?;
-    let backend = plan.backend();
-    let a_buf = Buffer::from_slice(backend, a)?;
-    let b_buf = Buffer::from_slice(backend, b)?;
-    let c_buf = backend.alloc(elements_c * 4)?;
-    plan.encode(&a_buf, &b_buf, &c_buf)?;
-    c_buf.read(elements_c as usize)
-}
+use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Error, KernelDef, Result};
+use std::sync::Arc;
 
 /// The matmul op.
 pub struct Matmul;

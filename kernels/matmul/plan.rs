@@ -9,16 +9,13 @@
 //! [`Algorithm`] arm with its kernel, tilings and loop counts: the geometry,
 //! split-K and the passes stay as they are.
 
-use super::spec::MatmulSpec;
+use super::spec::{MatmulSpec, PAD};
 use crate::op::{check_binding, prepare_kernel, u32_param, TuningCache};
 use rosetta_core::{
     Backend, Buffer, Capabilities, Error, Kernel, KernelDef, Language, Launch, Result,
 };
 use std::fmt;
 use std::sync::Arc;
-
-/// Shared-memory row padding, in floats (keeps 16-byte alignment).
-pub const PAD: u32 = 4;
 
 /// Workgroups per grid axis the plan uses at most, whatever the device
 /// allows: kernels form the flat index `group_id.y·num_groups.x +
@@ -163,7 +160,7 @@ impl Algorithm {
     /// Its kernel.
     pub fn kernel(self) -> &'static Arc<KernelDef> {
         match self {
-            Algorithm::Tiled => super::kernel(),
+            Algorithm::Tiled => super::kernel::kernel(),
         }
     }
 
@@ -636,7 +633,7 @@ impl MatmulPlan {
         let sum_kernel = match geometry.sums.first() {
             Some(pass) => Some(prepare_kernel(
                 backend,
-                super::sum_kernel(),
+                super::kernel::sum_kernel(),
                 &[("GROUP_SIZE", pass.launch.group_size)],
                 &pass.launch,
             )?),
@@ -928,4 +925,31 @@ mod tests {
         assert!(heuristic_variant(&tiny, &spec(4, 4, 4)).is_none());
         assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
     }
+}
+
+/// `C = A·B` on `backend` for row-major `A (m×k)` and `B (k×n)` (one upload
+/// each, one download).
+pub fn matmul_f32(
+    backend: &Arc<dyn Backend>,
+    a: &[f32],
+    b: &[f32],
+    spec: &MatmulSpec,
+) -> Result<Vec<f32>> {
+    spec.validate()?;
+    spec.check_lengths(a.len(), b.len())?;
+    let plan = MatmulPlan::new(backend, spec)?;
+    run_plan(&plan, a, b)
+}
+
+/// Upload, run `plan`, download C.
+pub(crate) fn run_plan(plan: &MatmulPlan, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
+    let spec = plan.spec();
+    spec.check_lengths(a.len(), b.len())?;
+    let [_, _, elements_c] = spec.elements()?;
+    let backend = plan.backend();
+    let a_buf = Buffer::from_slice(backend, a)?;
+    let b_buf = Buffer::from_slice(backend, b)?;
+    let c_buf = backend.alloc(elements_c * 4)?;
+    plan.encode(&a_buf, &b_buf, &c_buf)?;
+    c_buf.read(elements_c as usize)
 }

@@ -6,6 +6,10 @@ use rayon::prelude::*;
 use rosetta_core::{bounds, Error, Result};
 use serde::Serialize;
 
+/// Shared-memory row padding of the kernels' tiles, in floats (keeps
+/// 16-byte alignment for vector reads; against bank conflicts).
+pub const PAD: u32 = 4;
+
 /// `C (m×n) = A (m×k) · B (k×n)`, row-major f32, every extent at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct MatmulSpec {
