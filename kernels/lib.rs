@@ -23,11 +23,12 @@
 
 #![warn(missing_docs)]
 
-// pub mod conv1d;
-// pub mod conv2d;
+pub mod conv1d;
+pub mod conv2d;
 pub mod copy;
 pub mod histogram;
-// pub mod matmul;
+pub mod litmus;
+pub mod matmul;
 pub mod op;
 pub mod reduce;
 pub mod scan;
@@ -41,9 +42,9 @@ pub fn ops() -> &'static [&'static dyn Op] {
         &reduce::Reduce,
         &scan::Scan,
         &histogram::Histogram,
-        // &conv1d::Conv1d,
-        // &conv2d::Conv2d,
-        // &matmul::Matmul,
+        &conv1d::Conv1d,
+        &conv2d::Conv2d,
+        &matmul::Matmul,
     ]
 }
 
@@ -60,11 +61,14 @@ pub use op::{big_log2, exactly, roofline_words};
 /// A kernel builder with the op folder's source files, one per text
 /// language: `with_sources!(builder, "reduce")` adds `reduce.wgsl`,
 /// `reduce.cu`, `reduce.comp` and `reduce.cl` from the calling module's
-/// folder.
+/// folder, and marks the kernel as needing no run-time bounds checks.
 #[macro_export]
 macro_rules! with_sources {
     ($builder:expr, $name:literal) => {
         $builder
+            // In bounds by construction (plans check every binding), and run
+            // unchecked on Vulkan, OpenCL and CUDA by every conformance run.
+            .bounds_checked(false)
             .source(
                 rosetta_core::Language::Wgsl,
                 include_str!(concat!($name, ".wgsl")),

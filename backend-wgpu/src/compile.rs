@@ -123,11 +123,18 @@ impl Compiler {
         }
 
         let text = crate::prelude::source(def, wgsl, gpu.subgroups);
-        let module = match self.modules.get(&text) {
+        let key = format!("{}\n// bounds checked: {}", text, def.bounds_checked());
+        let module = match self.modules.get(&key) {
             Some(module) => Arc::clone(module),
             None => {
-                let module = Arc::new(build_module(gpu, &label, def.name(), &text)?);
-                self.modules.insert(text, Arc::clone(&module));
+                let module = Arc::new(build_module(
+                    gpu,
+                    &label,
+                    def.name(),
+                    &text,
+                    def.bounds_checked(),
+                )?);
+                self.modules.insert(key, Arc::clone(&module));
                 module
             }
         };
@@ -203,7 +210,13 @@ impl Compiler {
 
 /// Parse and validate the WGSL text; a failure is a `Compile` error with
 /// wgpu's messages (line and column) and naga's rendered report.
-fn build_module(gpu: &Gpu, label: &str, name: &str, text: &str) -> Result<Module> {
+fn build_module(
+    gpu: &Gpu,
+    label: &str,
+    name: &str,
+    text: &str,
+    bounds_checked: bool,
+) -> Result<Module> {
     let compile_error = |log: String| Error::Compile {
         api: Api::Wgpu,
         kernel: label.to_string(),
@@ -211,14 +224,15 @@ fn build_module(gpu: &Gpu, label: &str, name: &str, text: &str) -> Result<Module
     };
     let parsed =
         naga::front::wgsl::parse_str(text).map_err(|e| compile_error(e.emit_to_string(text)));
+
     // SAFETY: `trusted_module` requires every dispatch of a pipeline built
-    // from the module to terminate. The module's pipelines live only in
-    // `WgpuKernel`s, which are dispatched only by `launch::record`, itself
-    // an `unsafe fn` called only from `Driver::launch`, whose caller (the
-    // checked layer, on behalf of the caller of the unsafe
-    // `Backend::launch`) guarantees that the kernel terminates for that
+    // from the module to terminate and, without bounds checks, to stay in
+    // bounds. The module's pipelines live only in `WgpuKernel`s, which are
+    // dispatched only by `launch::record`, itself an `unsafe fn` called only
+    // from `Driver::launch`, whose caller (the checked layer, on behalf of
+    // the caller of the unsafe `Backend::launch`) guarantees both for that
     // launch.
-    let (shader, error) = unsafe { gpu.trusted_module(name, text) };
+    let (shader, error) = unsafe { gpu.trusted_module(name, text, bounds_checked) };
     if let Some(error) = error {
         if matches!(error, wgpu::Error::OutOfMemory { .. }) {
             return Err(gpu

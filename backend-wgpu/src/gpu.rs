@@ -91,20 +91,29 @@ impl Gpu {
     /// against backend compilers exploiting loops that never end. Bounds
     /// checks and division checks stay on.
     ///
+    /// With `bounds_checked` false, naga's bounds checks go too (for kernels
+    /// whose definition says they are in bounds by construction).
+    ///
     /// # Safety
     /// Every pipeline built from the module is dispatched only for launches
-    /// that terminate: the caller guarantees that each dispatch of it is made
-    /// by [`rosetta_core::Driver::launch`] on behalf of a caller of the
-    /// `unsafe` `Backend::launch`, whose contract requires the kernel to
-    /// terminate for that launch's params and geometry.
+    /// that terminate and, without bounds checks, stay inside their buffers
+    /// and workgroup memory: the caller guarantees that each dispatch of it
+    /// is made by [`rosetta_core::Driver::launch`] on behalf of a caller of
+    /// the `unsafe` `Backend::launch`, whose contract requires exactly that
+    /// for the launch's params and geometry.
     pub(crate) unsafe fn trusted_module(
         &self,
         label: &str,
         wgsl: &str,
+        bounds_checked: bool,
     ) -> (wgpu::ShaderModule, Option<wgpu::Error>) {
-        let checks = wgpu::ShaderRuntimeChecks {
-            force_loop_bounding: false,
-            ..wgpu::ShaderRuntimeChecks::checked()
+        let checks = if bounds_checked {
+            wgpu::ShaderRuntimeChecks {
+                force_loop_bounding: false,
+                ..wgpu::ShaderRuntimeChecks::checked()
+            }
+        } else {
+            wgpu::ShaderRuntimeChecks::unchecked()
         };
         scoped(&self.device, || {
             // SAFETY: `force_loop_bounding: false` is the only check turned
@@ -120,7 +129,9 @@ impl Gpu {
             // docs word the rule per shader — no infinite loop at all;
             // this relies on the per-execution reading, that a loop which
             // would spin only for params never launched is harmless.)
-            // Memory safety does not rest on it: bounds checks stay on.
+            // Without bounds checks, memory safety rests on the same
+            // contract (accesses stay inside the bound buffers), which
+            // rosetta's own plans establish by checking every binding.
             unsafe {
                 self.device.create_shader_module_trusted(
                     wgpu::ShaderModuleDescriptor {

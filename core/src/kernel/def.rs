@@ -26,6 +26,7 @@ pub struct KernelDef {
     bindings: Vec<Access>,
     params: Vec<String>,
     dynamic_shared: bool,
+    bounds_checked: bool,
     sources: Sources,
 }
 
@@ -39,6 +40,7 @@ impl KernelDef {
                 bindings: Vec::new(),
                 params: Vec::new(),
                 dynamic_shared: false,
+                bounds_checked: true,
                 sources: Sources::default(),
             },
         }
@@ -72,6 +74,14 @@ impl KernelDef {
     /// Whether CUDA / OpenCL take the shared memory as a dynamic block.
     pub fn dynamic_shared(&self) -> bool {
         self.dynamic_shared
+    }
+
+    /// Whether APIs that can check array accesses at run time (wgpu: naga's
+    /// injected bounds checks) keep those checks. On by default for your
+    /// kernels, as a safety net; rosetta's own kernels, in bounds by
+    /// construction and tested unchecked on every other API, turn it off.
+    pub fn bounds_checked(&self) -> bool {
+        self.bounds_checked
     }
 
     /// The versions of the kernel.
@@ -143,6 +153,7 @@ impl KernelDef {
             && self.bindings == other.bindings
             && self.params == other.params
             && self.dynamic_shared == other.dynamic_shared
+            && self.bounds_checked == other.bounds_checked
             && match (self.source(language), other.source(language)) {
                 (Some(Source::Text(a)), Some(Source::Text(b))) => a == b,
                 (Some(Source::Rust(a)), Some(Source::Rust(b))) => Arc::ptr_eq(a, b),
@@ -181,6 +192,16 @@ impl KernelBuilder {
     /// [`crate::Launch::shared_bytes`].
     pub fn dynamic_shared(mut self, dynamic: bool) -> Self {
         self.def.dynamic_shared = dynamic;
+        self
+    }
+
+    /// Keep (`true`, the default) or drop run-time bounds checks where an API
+    /// injects them (wgpu). Dropping them is for kernels whose every access
+    /// is in bounds by construction: an out-of-bounds access is then
+    /// undefined behaviour, as it is on Vulkan, OpenCL and CUDA anyway (and
+    /// [`crate::Backend::launch`]'s contract forbids it).
+    pub fn bounds_checked(mut self, checked: bool) -> Self {
+        self.def.bounds_checked = checked;
         self
     }
 
