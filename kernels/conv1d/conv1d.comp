@@ -1,15 +1,24 @@
 #version 450
 // Conv1d -- GLSL for Vulkan (see mod.rs for the algorithm and interface).
 //
+// Algorithm: halo tiles in shared memory, one tile of TILE = GROUP_SIZE*ITEMS
+// outputs per workgroup (the flat tile index over a 2-D grid; a workgroup
+// strides on by the grid's size when the grid holds fewer groups than
+// tiles). Each workgroup loads the taps once, then per tile the signal it
+// needs plus TAPS - 1 halo values (zero outside the signal), and computes
+// the tile's outputs from shared memory.
 // Shared memory: shared_taps (TAPS f32), then shared_signal
 // (GROUP_SIZE*ITEMS + TAPS - 1 f32), the halo tile -- two shared arrays
-// sized by specialization constants (static; mod.rs's single dynamic block
-// is the CUDA/OpenCL form of the same layout).
+// sized by specialization constants (static; the CUDA/OpenCL versions take
+// one dynamic block of the same layout).
 // Barriers: after the tile load (which also covers the taps on the first
-// tile), and after computing from it.
-// Registers: each invocation's ITEMS accumulators live in `acc`; the loops
-// over them are unrolled. TAPS is a specialization constant, so the driver
-// sees a constant trip count for the taps loop and unrolls it as it sees fit
+// tile), and after computing from it (before the next tile overwrites it).
+// Indices: uint. Positions are offset by the radius so they never go
+// negative; the plan keeps n + TILE + TAPS below 2^32.
+// Registers: each invocation's ITEMS accumulators live in `acc`; each tap is
+// read once for them, and each output sums its taps in order. The loops over
+// ITEMS are unrolled; TAPS is a specialization constant, so the driver sees
+// a constant trip count for the taps loop and unrolls it as it sees fit
 // (forcing a long filter open makes huge shaders).
 
 #extension GL_EXT_control_flow_attributes : enable
@@ -24,15 +33,19 @@ layout(set = 0, binding = 1) restrict readonly buffer Taps { float taps[]; };
 layout(set = 0, binding = 2) restrict writeonly buffer Out { float out_values[]; };
 layout(push_constant) uniform Params { uint n; } params;
 
+const uint TILE = GROUP_SIZE * ITEMS;
+const uint RADIUS = TAPS / 2u;
+
 shared float shared_taps[TAPS];
-shared float shared_signal[GROUP_SIZE * ITEMS + TAPS - 1u];
+shared float shared_signal[TILE + TAPS - 1u];
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint n = params.n;
-    uint tile = GROUP_SIZE * ITEMS;
-    uint radius = TAPS / 2u;
-    uint tiles = n / tile + (n % tile != 0u ? 1u : 0u);
+    uint tiles = n / TILE + (n % TILE != 0u ? 1u : 0u);
+    // This workgroup's first tile and the grid's size (x fastest).
+    uint first = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     float acc[ITEMS];
 
     // Phase 1: the taps to shared memory.
@@ -40,25 +53,25 @@ void main() {
         shared_taps[j] = taps[j];
     }
 
-    for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
+    for (uint t = first; t < tiles; t += groups) {
         // Phase a: the halo tile, zero outside the signal. -- barrier --
-        // Slot s holds x[start + s] with start = t*tile - radius; `pos` is
-        // that index plus radius, so it never goes negative in uint.
-        uint base = t * tile;
-        for (uint s = lid; s < tile + TAPS - 1u; s += GROUP_SIZE) {
+        // Slot s holds x[base + s - RADIUS]; `pos` is that index plus the
+        // radius, so it never goes negative.
+        uint base = t * TILE;
+        for (uint s = lid; s < TILE + TAPS - 1u; s += GROUP_SIZE) {
             uint pos = base + s;
             float value = 0.0;
-            if (pos >= radius && pos - radius < n) {
-                value = x[pos - radius];
+            if (pos >= RADIUS && pos - RADIUS < n) {
+                value = x[pos - RADIUS];
             }
             shared_signal[s] = value;
         }
         barrier();
 
-        // Phase b: ITEMS outputs per invocation, o = lid + r*GROUP_SIZE
-        // (consecutive invocations, consecutive outputs), from shared
-        // memory; each tap is read once for the ITEMS outputs, each output
-        // sums the taps in order. -- barrier --
+        // Phase b: outputs o = lid + r*GROUP_SIZE of the tile (consecutive
+        // invocations, consecutive outputs), each the sum over its taps in
+        // order, from shared memory; those inside the signal are stored.
+        // -- barrier --
         [[unroll]] for (uint r = 0u; r < ITEMS; r++) {
             acc[r] = 0.0;
         }
@@ -69,9 +82,9 @@ void main() {
             }
         }
         [[unroll]] for (uint r = 0u; r < ITEMS; r++) {
-            uint o = lid + r * GROUP_SIZE;
-            if (base + o < n) {
-                out_values[base + o] = acc[r];
+            uint o = base + lid + r * GROUP_SIZE;
+            if (o < n) {
+                out_values[o] = acc[r];
             }
         }
         barrier();

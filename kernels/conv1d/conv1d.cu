@@ -1,13 +1,19 @@
 // Conv1d — CUDA C, compiled by NVRTC (see mod.rs for the algorithm and interface).
 //
-// Algorithm: halo tiles in shared memory. Each block loads the taps once,
-// then, grid-stride over tiles of TILE = GROUP_SIZE·ITEMS outputs, loads the
-// tile's signal plus TAPS − 1 halo values (zero outside the signal) and
-// computes every output of the tile from shared memory.
+// Algorithm: halo tiles in shared memory, one tile of TILE = GROUP_SIZE·ITEMS
+// outputs per block (the flat tile index over a 2-D grid; a block strides on
+// by the grid's size when the grid holds fewer blocks than tiles). Each block
+// loads the taps once, then per tile the signal it needs plus TAPS − 1 halo
+// values (zero outside the signal), and computes the tile's outputs from
+// shared memory.
 // Shared memory (dynamic, one block): shared_taps (TAPS f32), then
 // shared_signal (TILE + TAPS − 1 f32) at word TAPS.
-// Barriers: after the tile load (also covering the taps on the first tile),
-// and after computing from it (before the next tile overwrites it).
+// Barriers: after the tile load (which also covers the taps on the first
+// tile), and after computing from it (before the next tile overwrites it).
+// Indices: unsigned int. Positions are offset by the radius so they never go
+// negative; the plan keeps n + TILE + TAPS below 2^32.
+// Registers: each thread's ITEMS accumulators live in `acc`; each tap is read
+// once for them, and each output sums its taps in order.
 // Constants (-D NAME=valueu): GROUP_SIZE, ITEMS, TAPS (odd).
 
 #define TILE (GROUP_SIZE * ITEMS)
@@ -20,23 +26,28 @@ conv1d(const float* __restrict__ x, const float* __restrict__ taps, float* __res
     float* shared_taps = shared;           // TAPS
     float* shared_signal = shared + TAPS;  // TILE + TAPS - 1
     const unsigned int lid = threadIdx.x;
-    const unsigned int tiles = n / TILE + (n % TILE != 0);
+    const unsigned int tiles = n / TILE + (n % TILE != 0u);
+    // This block's first tile and the grid's size (x fastest).
+    const unsigned int first = blockIdx.y * gridDim.x + blockIdx.x;
+    const unsigned int groups = gridDim.x * gridDim.y;
 
     // Phase 1: the taps to shared memory.
     for (unsigned int j = lid; j < TAPS; j += GROUP_SIZE) shared_taps[j] = taps[j];
 
-    for (unsigned int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (unsigned int t = first; t < tiles; t += groups) {
         // Phase a: the halo tile, zero outside the signal. — barrier —
-        const long long start = (long long)t * TILE - (long long)RADIUS;
-        for (unsigned int s = lid; s < TILE + TAPS - 1; s += GROUP_SIZE) {
-            const long long src = start + s;
-            shared_signal[s] = (src >= 0 && src < (long long)n) ? x[src] : 0.0f;
+        // Slot s holds x[base + s − RADIUS]; `pos` is that index plus the
+        // radius, so it never goes negative.
+        const unsigned int base = t * TILE;
+        for (unsigned int s = lid; s < TILE + TAPS - 1u; s += GROUP_SIZE) {
+            const unsigned int pos = base + s;
+            shared_signal[s] = (pos >= RADIUS && pos - RADIUS < n) ? x[pos - RADIUS] : 0.0f;
         }
         __syncthreads();
 
         // Phase b: outputs o = lid + r·GROUP_SIZE of the tile (consecutive
-        // threads, consecutive outputs). Each tap is read once for the
-        // thread's ITEMS outputs; each output sums its taps in order.
+        // threads, consecutive outputs), each the sum over its taps in order,
+        // from shared memory; those inside the signal are stored. — barrier —
         float acc[ITEMS];
 #pragma unroll
         for (unsigned int r = 0; r < ITEMS; ++r) acc[r] = 0.0f;
@@ -46,10 +57,9 @@ conv1d(const float* __restrict__ x, const float* __restrict__ taps, float* __res
 #pragma unroll
             for (unsigned int r = 0; r < ITEMS; ++r) acc[r] += w * shared_signal[lid + r * GROUP_SIZE + j];
         }
-        const size_t base = (size_t)t * TILE;
 #pragma unroll
         for (unsigned int r = 0; r < ITEMS; ++r) {
-            const size_t o = base + lid + r * GROUP_SIZE;
+            const unsigned int o = base + lid + r * GROUP_SIZE;
             if (o < n) out[o] = acc[r];
         }
         __syncthreads();

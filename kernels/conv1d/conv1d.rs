@@ -1,8 +1,17 @@
 // Conv1d — CPU workgroup model (see `mod.rs` for the algorithm and interface).
 //
+// Algorithm: halo tiles in shared memory, one tile of TILE = GROUP_SIZE·ITEMS
+// outputs per workgroup (the flat tile index over a 2-D grid; a workgroup
+// strides on by the grid's size when the grid holds fewer groups than
+// tiles). Each workgroup loads the taps once, then per tile the signal it
+// needs plus TAPS − 1 halo values (zero outside the signal), and computes
+// the tile's outputs from shared memory.
 // Shared memory: shared_taps (TAPS f32), then shared_signal
-// (GROUP_SIZE·ITEMS + TAPS − 1 f32), the halo tile.
-// Barriers: after the tile load, and after computing from it.
+// (TILE + TAPS − 1 f32), the halo tile.
+// Barriers: after the tile load, and after computing from it (phase
+// boundaries: each phase is one pass over the tile).
+// Indices: positions are offset by the radius so they never go negative, as
+// in the GPU versions.
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
@@ -17,6 +26,9 @@ pub fn conv1d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let tile = group_size * items;
     let radius = taps_len / 2;
     let tiles = n.div_ceil(tile);
+    // This workgroup's first tile and the grid's size (x fastest).
+    let first = group.id[1] as usize * group.count[0] as usize + group.id[0] as usize;
+    let groups = group.count[0] as usize * group.count[1] as usize;
 
     let shared: &mut [f32] = bytemuck::cast_slice_mut(group.shared);
     let (shared_taps, rest) = shared.split_at_mut(taps_len);
@@ -25,20 +37,23 @@ pub fn conv1d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     // Phase 1: the taps to shared memory.
     shared_taps.copy_from_slice(&taps[..taps_len]);
 
-    let mut t = group.id[0] as usize;
+    let mut t = first;
     while t < tiles {
         // Phase a: the halo tile, zero outside the signal. — barrier —
-        let start = (t * tile) as isize - radius as isize;
+        // Slot s holds x[base + s − radius]; `pos` is that index plus the
+        // radius.
+        let base = t * tile;
         for (s, slot) in shared_signal.iter_mut().enumerate() {
-            let src = start + s as isize;
-            *slot = if src >= 0 && (src as usize) < n {
-                x[src as usize]
+            let pos = base + s;
+            *slot = if pos >= radius && pos - radius < n {
+                x[pos - radius]
             } else {
                 0.0
             };
         }
-        // Phase b: every output of the tile from shared memory. — barrier —
-        let base = t * tile;
+        // Phase b: every output of the tile (invocation lid computes
+        // lid + r·GROUP_SIZE), each the sum over its taps in order; those
+        // inside the signal are stored. — barrier —
         for o in 0..tile.min(n - base) {
             let window = &shared_signal[o..o + taps_len];
             let sum = window
@@ -47,6 +62,6 @@ pub fn conv1d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
                 .fold(0.0f32, |acc, (&v, &w)| acc + w * v);
             out[base + o].store_f32(sum);
         }
-        t += group.count[0] as usize;
+        t += groups;
     }
 }

@@ -1,132 +1,235 @@
 //! Conv1d: `out[i] = Σ_j taps[j] · x[i + j − TAPS/2]`, zero outside the signal
-//! (cross-correlation, centred, same-size output).
+//! (cross-correlation — the filter is not flipped —, centred, same-size
+//! output, an odd number of taps).
 //!
 //! # Algorithm (every language)
-//! Halo tiles in shared memory. A tile is `TILE = GROUP_SIZE · ITEMS` outputs.
+//! Halo tiles in shared memory, one tile of `TILE = GROUP_SIZE · ITEMS`
+//! outputs per workgroup.
 //! 1. Load the taps into `shared_taps` (`for j = lid; j < TAPS; j += GROUP_SIZE`).
-//! 2. Grid-stride over tiles: `for tile = group_id.x; tile < tiles; tile += num_groups.x`
-//!    with `tiles = ceil(n / TILE)`:
-//!    a. load `shared_signal[s] = x[tile·TILE − TAPS/2 + s]` (0 outside `[0, n)`)
+//! 2. Over tiles: `for t = first; t < tiles; t += groups` with
+//!    `tiles = ceil(n / TILE)`, `first = group_id.y · num_groups.x + group_id.x`
+//!    (the flat index over a 2-D grid) and `groups = num_groups.x · num_groups.y`.
+//!    The plan launches one workgroup per tile, so this loop runs once unless
+//!    the grid cannot hold every tile:
+//!    a. load `shared_signal[s] = x[t·TILE + s − TAPS/2]` (0 outside `[0, n)`)
 //!    for `s = lid; s < TILE + TAPS − 1; s += GROUP_SIZE`; barrier (this
 //!    barrier also covers step 1 on the first tile);
 //!    b. each invocation computes outputs `o = lid + r·GROUP_SIZE`, `r < ITEMS`
 //!    (consecutive invocations, consecutive outputs):
-//!    `Σ_j shared_taps[j] · shared_signal[o + j]`, and stores it if
-//!    `tile·TILE + o < n`;
+//!    `Σ_j shared_taps[j] · shared_signal[o + j]`, taps in order, and stores
+//!    those with `t·TILE + o < n`;
 //!    c. barrier (before the next tile overwrites `shared_signal`).
+//!
+//! Indices are u32 in every language. Positions are offset by the radius
+//! (`pos = t·TILE + s`, valid when `pos >= TAPS/2 && pos − TAPS/2 < n`), so
+//! nothing goes negative; the plan keeps `n + TILE + TAPS` below 2^32.
+//!
+//! # Variants
+//! `items1`, `items2`, `items4`, `items8`: outputs per invocation per tile
+//! ([`Conv1dVariant`]). Workgroups are the preferred size (256), halved down
+//! to 32 where the taps and halo tile do not fit in shared memory.
+//! [`Conv1dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
+//! of `items4`, `items2`, `items1` that fits; conformance forces each one.
+//!
+//! # Limits (issue 10)
+//! - The signal is 1-D: `rosetta run conv1d` refuses a 2-D array
+//!   ([`rosetta_core::Error::ShapeMismatch`]) instead of flattening it.
+//! - Taps and length past u32, positions that would wrap, shared memory
+//!   too small for the taps: [`rosetta_core::Error::ExceedsLimit`] when the
+//!   plan is made ([`plan::geometry`]).
+//! - Loops: on drivers that stop loops silently (llvmpipe), every invocation
+//!   stays within [`rosetta_core::Capabilities::loop_budget`] iterations —
+//!   the taps load, and per tile the halo load and the `TAPS × ITEMS`
+//!   products — or the plan refuses with `ExceedsLimit`
+//!   ([`plan::loop_iterations`]).
+//! - More tiles than `max_groups[0]`: the grid goes on along y.
 //!
 //! # Interface
 //! - constants: `GROUP_SIZE`, `ITEMS`, `TAPS` (odd).
 //! - bindings: 0 `x` (read, `n` f32), 1 `taps` (read, `TAPS` f32), 2 `out`
 //!   (read-write, `n` f32).
 //! - params: `n`.
+//! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` where the device allows.
 //! - shared: `shared_taps` (`TAPS` f32) then `shared_signal`
 //!   (`GROUP_SIZE·ITEMS + TAPS − 1` f32); **dynamic** in CUDA and OpenCL (one
 //!   block, `shared_signal` starting at word `TAPS`), static arrays in WGSL/GLSL.
+//!
+//! # Error bound
+//! Each output is a dot product of at most `TAPS` terms: γ_TAPS·Σ|x·w|
+//! ([`conv1d_bound`]), in any summation order, with or without FMA.
 
-#[path = "conv1d.rs"]
-mod cpu;
+mod cases;
+mod cli;
+mod kernel;
+pub mod plan;
+mod spec;
 
-use crate::pass::compile;
-use rosetta_core::ops::Conv1dSpec;
-use rosetta_core::{
-    Access, Backend, Buffer, Error, KernelDef, KernelId, KernelSpec, Launch, Result, Sources,
+pub use kernel::kernel;
+pub use plan::{conv1d_f32, conv1d_slice, tune_class, Conv1dPlan, Conv1dVariant};
+pub use spec::{conv1d_at, conv1d_bound, conv1d_reference, Conv1dSpec};
+
+use crate::op::Case;
+use crate::op::{
+    checked_indices, CliSpec, HostArray, Metric, Op, Options, Prepared, Size, Workload,
 };
+use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, KernelDef, Result};
 use std::sync::Arc;
 
-pub static KERNEL: KernelDef = KernelDef {
-    name: "conv1d",
-    constants: &["GROUP_SIZE", "ITEMS", "TAPS"],
-    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
-    params: &["n"],
-    dynamic_shared: true,
-    sources: Sources {
-        wgsl: include_str!("conv1d.wgsl"),
-        cuda: include_str!("conv1d.cu"),
-        glsl: include_str!("conv1d.comp"),
-        opencl: include_str!("conv1d.cl"),
-    },
-    cpu: cpu::conv1d,
-};
+/// The conv1d op.
+pub struct Conv1d;
 
-/// Shared memory of one configuration, in bytes.
-fn shared_bytes(group_size: u32, items: u32, taps: u32) -> u64 {
-    (u64::from(group_size) * u64::from(items) + 2 * u64::from(taps) - 1) * 4
+struct Conv1dRun {
+    plan: Conv1dPlan,
+    input: Buffer,
+    filter: Buffer,
+    out: Buffer,
+    x: Vec<f32>,
+    taps: Vec<f32>,
 }
 
-pub struct Conv1dPlan {
-    backend: Arc<dyn Backend>,
-    spec: Conv1dSpec,
-    kernel: KernelId,
-    launch: Launch,
+impl Prepared for Conv1dRun {
+    fn run(&mut self) -> Result<()> {
+        self.plan.encode(&self.input, &self.filter, &self.out)
+    }
+    fn verify(&mut self) -> Result<Option<String>> {
+        let got: Vec<f32> = self.out.read(self.x.len())?;
+        let k = self.taps.len();
+        Ok(checked_indices(got.len()).into_iter().find_map(|i| {
+            let exact = conv1d_at(&self.x, &self.taps, i);
+            let bound = conv1d_bound(k, &exact);
+            (!rosetta_core::bounds::within(got[i], exact.value, bound)).then(|| {
+                format!(
+                    "output {i}: got {}, expected {} (bound {bound:.2e})",
+                    got[i], exact.value
+                )
+            })
+        }))
+    }
+    fn variant(&self) -> String {
+        self.plan.variant().name().to_string()
+    }
+    fn tuned(&self) -> bool {
+        self.plan.tuned()
+    }
 }
 
-impl Conv1dPlan {
-    pub fn new(backend: &Arc<dyn Backend>, spec: &Conv1dSpec) -> Result<Self> {
-        spec.validate()?;
-        let caps = &backend.info().caps;
-        let max_shared = u64::from(caps.max_shared_bytes);
-        let taps = u32::try_from(spec.taps)
-            .map_err(|_| Error::Unsupported(format!("{} taps", spec.taps)))?;
-        // Largest tile that fits: 4 outputs per invocation, then fewer, then
-        // smaller groups.
-        let mut group_size = crate::preferred_group_size(caps);
-        let mut items = 4;
-        while shared_bytes(group_size, items, taps) > max_shared {
-            if items > 1 {
-                items /= 2;
-            } else if group_size > 32 {
-                group_size /= 2;
-            } else {
-                return Err(Error::Unsupported(format!(
-                    "a {}-tap filter needs {} bytes of shared memory with the smallest tile; the device has {}",
-                    spec.taps,
-                    shared_bytes(group_size, items, taps),
-                    max_shared
-                )));
-            }
-        }
-        let tile = u64::from(group_size * items);
-        let tiles = (spec.len as u64).div_ceil(tile).max(1);
-        let groups = tiles.min(
-            u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])),
-        );
-        let launch = Launch::linear(
-            groups as u32,
-            group_size,
-            shared_bytes(group_size, items, taps) as u32,
-        );
-        let kernel_spec = KernelSpec::new(
-            &KERNEL,
-            &[("GROUP_SIZE", group_size), ("ITEMS", items), ("TAPS", taps)],
-        )?;
-        let kernel = compile(backend.as_ref(), &kernel_spec, &launch)?;
-        Ok(Conv1dPlan {
-            backend: Arc::clone(backend),
-            spec: *spec,
-            kernel,
-            launch,
-        })
+/// The workload of `len` outputs with `taps` taps (random values in [-1, 1)).
+pub fn workload(len: usize, taps: usize) -> Workload {
+    let spec = Conv1dSpec { len, taps };
+    let n = len as u64;
+    let k = taps as u64;
+    Workload::new(
+        "conv1d",
+        format!("{taps} taps n={}", crate::op::pow2_label(n)),
+        format!("{taps} taps"),
+        n,
+        // The signal and taps read once, the output written once.
+        (2 * n + k) * 4,
+        Some(2 * n * k),
+        Metric::Flops,
+        move |backend, variant| {
+            let plan = match variant {
+                Some(name) => Conv1dPlan::with_variant(backend, &spec, plan::variant_named(name)?)?,
+                None => Conv1dPlan::new(backend, &spec)?,
+            };
+            let x = inputs::f32_values(0x5eed_c041, len);
+            let taps = inputs::f32_values(0x5eed_7a95, spec.taps);
+            Ok(Box::new(Conv1dRun {
+                plan,
+                input: Buffer::from_slice(backend, &x)?,
+                filter: Buffer::from_slice(backend, &taps)?,
+                out: backend.alloc(spec.signal_bytes()?)?,
+                x,
+                taps,
+            }) as Box<dyn Prepared>)
+        },
+    )
+    .tunable(tune_class(&spec), Conv1dVariant::names())
+}
+
+/// `log2` of the signal length at a preset: 2^26 on GPUs at `large`, 2^24
+/// on CPU-type devices (a quarter of the 1-D workloads' size).
+fn len_log2(size: Size, device: &DeviceInfo) -> u32 {
+    crate::op::big_log2(size, device) - 2
+}
+
+impl Op for Conv1d {
+    fn name(&self) -> &'static str {
+        "conv1d"
     }
 
-    pub fn spec(&self) -> &Conv1dSpec {
-        &self.spec
+    fn about(&self) -> &'static str {
+        "same-size 1-D cross-correlation of a float32 signal with an odd float32 filter (zero border)"
     }
 
-    pub fn encode(&self, x: &Buffer, taps: &Buffer, out: &Buffer) -> Result<()> {
-        let n = u32::try_from(self.spec.len).map_err(|_| Error::ExceedsLimit {
-            what: "conv1d length (elements)",
-            requested: self.spec.len as u64,
-            limit: u64::from(u32::MAX),
-        })?;
-        if n == 0 {
-            return Ok(());
+    fn kernels(&self) -> Vec<Arc<KernelDef>> {
+        vec![Arc::clone(kernel())]
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        cases::cases()
+    }
+
+    fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
+        vec![workload(1 << len_log2(size, device), 9)]
+    }
+
+    fn cli(&self) -> CliSpec {
+        CliSpec {
+            inputs: vec!["SIGNAL", "TAPS"],
+            options: Vec::new(),
+            about_inputs: "SIGNAL: a 1-D float32 array; TAPS: a 1-D float32 array of odd length (the filter, not flipped, centred); writes a float32 array of SIGNAL's length (zero outside the signal)",
         }
-        self.backend.launch(
-            self.kernel,
-            &self.launch,
-            &[x.id(), taps.id(), out.id()],
-            &[n],
-        )
+    }
+
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        options: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray> {
+        cli::run(backend, options, inputs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::Error;
+
+    #[test]
+    fn the_kernel_has_every_language() {
+        assert_eq!(kernel().sources().languages().len(), 5);
+    }
+
+    #[test]
+    fn cli_takes_1d_float32_arrays_only() {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        let run = |signal: HostArray, taps: HostArray| {
+            Conv1d.run(&backend, &Options::default(), vec![signal, taps])
+        };
+        let f32s = |v: Vec<f32>| HostArray::vector(ArrayData::F32(v));
+        let out = run(f32s(vec![1.0, 2.0, 3.0]), f32s(vec![1.0, 10.0, 100.0])).unwrap();
+        assert_eq!(out.shape, vec![3]);
+        assert_eq!(out.data, ArrayData::F32(vec![210.0, 321.0, 32.0]));
+        let matrix = HostArray::new(vec![2, 2], ArrayData::F32(vec![1.0; 4])).unwrap();
+        assert!(matches!(
+            run(matrix.clone(), f32s(vec![1.0])),
+            Err(Error::ShapeMismatch(_))
+        ));
+        assert!(matches!(
+            run(f32s(vec![1.0; 4]), matrix),
+            Err(Error::ShapeMismatch(_))
+        ));
+        assert!(matches!(
+            run(f32s(vec![1.0; 4]), f32s(vec![1.0, 1.0])),
+            Err(Error::InvalidFilter(_))
+        ));
+        let bytes = HostArray::vector(ArrayData::U8(vec![1, 2]));
+        assert!(run(bytes, f32s(vec![1.0])).unwrap_err().is_usage());
+        assert!(Conv1d
+            .run(&backend, &Options::default(), vec![f32s(vec![1.0])])
+            .unwrap_err()
+            .is_usage());
     }
 }

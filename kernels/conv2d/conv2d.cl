@@ -1,82 +1,123 @@
 // Conv2d — OpenCL C (see mod.rs for the algorithm and interface).
 //
+// Algorithm: halo tiles in shared memory, one TILE_W × TILE_H tile of
+// outputs per workgroup (the flat tile index over a 2-D grid, x fastest; a
+// workgroup strides on by the grid's size when the grid holds fewer groups
+// than tiles). The GROUP_SIZE invocations cover the tile as TILE_W columns
+// by GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W·TILE_H /
+// GROUP_SIZE outputs of its column. Each workgroup loads the filter once,
+// then per tile the image pixels it needs (with the border rule) and
+// computes the tile's outputs from shared memory.
+// Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
+// as uint words and converted to f32 when loaded into the halo tile.
 // Shared memory (the trailing `__local` argument, one block): shared_filter
-// (KH·KW f32), then shared_tile, the halo tile of (TILE_H + KH − 1) rows ×
-// (TILE_W + KW − 1) columns.
-// Barriers: after the tile load (on the first tile it also covers the
-// filter), and after computing from it.
+// (KH·KW f32), then shared_tile ((TILE_H + KH − 1) rows of
+// STRIDE = TILE_W + KW − 1 f32) at word KH·KW.
+// Barriers: after the tile load (which also covers the filter on the first
+// tile), and after computing from it (before the next tile overwrites it).
+// Indices: uint. Halo positions are offset by the filter's radii so they
+// never go negative; the plan keeps height·width, height + TILE_H + KH and
+// width + TILE_W + KW below 2^32.
+// Registers: each invocation's ROWS accumulators live in `acc`; each filter
+// weight is read once for them, and each output sums the filter row by row,
+// in order.
+// Constants (-D NAME=valueu): GROUP_SIZE, TILE_W, TILE_H, KH, KW (odd),
+// BORDER (0 zero, 1 clamp), ELEM (0 f32, 3 u8).
 
-#define STRIDE (TILE_W + KW - 1)                 // shared_tile row stride
-#define TILE_ROWS (TILE_H + KH - 1)
-#define ROWS (TILE_W * TILE_H / GROUP_SIZE)      // outputs per invocation
-#define ROW_STEP (GROUP_SIZE / TILE_W)           // rows between them
+#define STRIDE (TILE_W + KW - 1u)     // shared_tile row stride
+#define TILE_ROWS (TILE_H + KH - 1u)  // shared_tile rows
+#define ROW_STEP (GROUP_SIZE / TILE_W)
+#define ROWS (TILE_W * TILE_H / GROUP_SIZE)
+#define RY (KH / 2u)
+#define RX (KW / 2u)
 
-// The image with the border rule: 0 outside (BORDER = 0) or the nearest
-// edge pixel (BORDER = 1).
-float pixel(__global const float* restrict image, long y, long x, uint height, uint width)
+// Pixel p (row-major) as f32: its word (f32), or its byte of word p / 4
+// (u8, little-endian).
+float load(__global const uint* restrict image, uint p)
+{
+#if ELEM == 3
+    return (float)((image[p >> 2] >> ((p & 3u) * 8u)) & 0xffu);
+#else
+    return as_float(image[p]);
+#endif
+}
+
+// The image at row py − RY, column px − RX with the border rule: 0 outside
+// (BORDER = 0) or the nearest edge pixel (BORDER = 1). (py, px) are offset
+// by the radii, so they are never negative.
+float pixel(__global const uint* restrict image, uint py, uint px, uint height, uint width)
 {
 #if BORDER == 1
-    y = y < 0 ? 0 : (y >= (long)height ? (long)height - 1 : y);
-    x = x < 0 ? 0 : (x >= (long)width ? (long)width - 1 : x);
+    const uint y = py < RY ? 0u : min(py - RY, height - 1u);
+    const uint x = px < RX ? 0u : min(px - RX, width - 1u);
+    return load(image, y * width + x);
 #else
-    if (y < 0 || x < 0 || y >= (long)height || x >= (long)width) {
+    if (py < RY || px < RX || py - RY >= height || px - RX >= width) {
         return 0.0f;
     }
+    return load(image, (py - RY) * width + (px - RX));
 #endif
-    return image[y * (long)width + x];
 }
 
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
-void conv2d(__global const float* restrict image, __global const float* restrict filter,
+void conv2d(__global const uint* restrict image, __global const float* restrict filter,
             __global float* restrict out, uint height, uint width, __local float* shared)
 {
-    const uint group_size = GROUP_SIZE;
+    __local float* shared_filter = shared;         // KH * KW
+    __local float* shared_tile = shared + KH * KW; // TILE_ROWS * STRIDE
     const uint lid = get_local_id(0);
-    const uint tx = lid % TILE_W;
-    const uint ty = lid / TILE_W;
-    const uint tiles_x = width / TILE_W + (width % TILE_W != 0);
-    const uint tiles_y = height / TILE_H + (height % TILE_H != 0);
-    __local float* shared_filter = shared;
-    __local float* shared_tile = shared + KH * KW;
+    const uint tx = lid % TILE_W; // this invocation's column in the tile
+    const uint ty = lid / TILE_W; // its first row
+    const uint tiles_x = width / TILE_W + (width % TILE_W != 0u ? 1u : 0u);
+    const uint tiles_y = height / TILE_H + (height % TILE_H != 0u ? 1u : 0u);
+    const uint tiles = tiles_x * tiles_y;
+    // This workgroup's first tile and the grid's size (x fastest).
+    const uint first = (uint)get_group_id(1) * (uint)get_num_groups(0) + (uint)get_group_id(0);
+    const uint groups = (uint)get_num_groups(0) * (uint)get_num_groups(1);
 
     // Phase 1: the filter to shared memory.
-    for (uint j = lid; j < KH * KW; j += group_size) {
-        shared_filter[j] = filter[j];
+    for (uint f = lid; f < KH * KW; f += GROUP_SIZE) {
+        shared_filter[f] = filter[f];
     }
 
-    for (uint tile_y = get_group_id(1); tile_y < tiles_y; tile_y += get_num_groups(1)) {
-        for (uint tile_x = get_group_id(0); tile_x < tiles_x; tile_x += get_num_groups(0)) {
-            // Phase a: the halo tile with the border rule. — barrier —
-            const long y0 = (long)tile_y * TILE_H - KH / 2;
-            const long x0 = (long)tile_x * TILE_W - KW / 2;
-            for (uint s = lid; s < TILE_ROWS * STRIDE; s += group_size) {
-                const uint r = s / STRIDE;
-                const uint c = s % STRIDE;
-                shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-
-            // Phase b: this invocation's outputs (column tx, rows
-            // ty + r·ROW_STEP) from shared memory. — barrier —
-            const uint rows_left = height - tile_y * TILE_H; // > 0: tile_y < tiles_y
-            const uint cols_left = width - tile_x * TILE_W;
-#pragma unroll
-            for (uint r = 0; r < ROWS; r++) {
-                const uint oy = ty + r * ROW_STEP;
-                const uint ox = tx;
-                float sum = 0.0f;
-                for (uint i = 0; i < KH; i++) {
-                    for (uint j = 0; j < KW; j++) {
-                        sum += shared_filter[i * KW + j] * shared_tile[(oy + i) * STRIDE + ox + j];
-                    }
-                }
-                if (oy < rows_left && ox < cols_left) {
-                    const ulong y = (ulong)tile_y * TILE_H + oy;
-                    const ulong x = (ulong)tile_x * TILE_W + ox;
-                    out[y * width + x] = sum;
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint t = first; t < tiles; t += groups) {
+        // Phase a: the halo tile with the border rule. — barrier —
+        // Slot (r, c) holds the pixel at row y0 + r − RY, column x0 + c − RX.
+        const uint y0 = (t / tiles_x) * TILE_H;
+        const uint x0 = (t % tiles_x) * TILE_W;
+        for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+            const uint r = s / STRIDE;
+            const uint c = s % STRIDE;
+            shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        // Phase b: this invocation's outputs (column tx, rows
+        // ty + k·ROW_STEP) from shared memory, each the sum over the filter
+        // row by row, in order; those inside the image are stored.
+        // — barrier —
+        float acc[ROWS];
+#pragma unroll
+        for (uint k = 0; k < ROWS; k++) {
+            acc[k] = 0.0f;
+        }
+        for (uint i = 0; i < KH; i++) {
+            for (uint j = 0; j < KW; j++) {
+                const float w = shared_filter[i * KW + j];
+#pragma unroll
+                for (uint k = 0; k < ROWS; k++) {
+                    acc[k] += w * shared_tile[(ty + k * ROW_STEP + i) * STRIDE + tx + j];
+                }
+            }
+        }
+        const uint gx = x0 + tx;
+#pragma unroll
+        for (uint k = 0; k < ROWS; k++) {
+            const uint gy = y0 + ty + k * ROW_STEP;
+            if (gy < height && gx < width) {
+                out[gy * width + gx] = acc[k];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

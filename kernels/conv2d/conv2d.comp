@@ -1,17 +1,31 @@
 #version 450
 // Conv2d -- GLSL for Vulkan (see mod.rs for the algorithm and interface).
 //
+// Algorithm: halo tiles in shared memory, one TILE_W x TILE_H tile of
+// outputs per workgroup (the flat tile index over a 2-D grid, x fastest; a
+// workgroup strides on by the grid's size when the grid holds fewer groups
+// than tiles). The GROUP_SIZE invocations cover the tile as TILE_W columns
+// by GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W*TILE_H /
+// GROUP_SIZE outputs of its column. Each workgroup loads the filter once,
+// then per tile the image pixels it needs (with the border rule) and
+// computes the tile's outputs from shared memory.
+// Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
+// as uint words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH*KW f32), then shared_tile, the halo tile
 // of (TILE_H + KH - 1) rows x (TILE_W + KW - 1) columns -- two shared arrays
-// sized by specialization constants (static; mod.rs's single dynamic block
-// is the CUDA/OpenCL form of the same layout).
+// sized by specialization constants (static; the CUDA/OpenCL versions take
+// one dynamic block of the same layout).
 // Barriers: after the tile load (which also covers the filter on the first
-// tile), and after computing from it.
+// tile), and after computing from it (before the next tile overwrites it).
+// Indices: uint. Halo positions are offset by the filter's radii so they
+// never go negative; the plan keeps height*width, height + TILE_H + KH and
+// width + TILE_W + KW below 2^32.
+// Registers: each invocation's ROWS accumulators live in `acc`; each filter
+// weight is read once for them, and each output sums the filter row by row,
+// in order. The loops over ROWS are unrolled; the filter loops have constant
+// trip counts once the pipeline is built and are left to the driver
+// (forcing a 31x31 filter open makes huge shaders).
 // The filter binding is named `weights`: `filter` is reserved in GLSL.
-// Registers: each invocation's ROWS accumulators live in `acc`; the loops
-// over them are unrolled. The filter loops have constant trip counts once
-// the pipeline is built and are left to the driver (forcing a 31x31 filter
-// open makes huge shaders).
 
 #extension GL_EXT_control_flow_attributes : enable
 
@@ -21,9 +35,10 @@ layout(constant_id = 2) const uint TILE_H = 8;
 layout(constant_id = 3) const uint KH = 1; // odd
 layout(constant_id = 4) const uint KW = 1; // odd
 layout(constant_id = 5) const uint BORDER = 0; // 0 zero, 1 clamp
+layout(constant_id = 6) const uint ELEM = 0; // 0 f32 pixels, 3 u8 pixels
 layout(local_size_x_id = 0) in;
 
-layout(set = 0, binding = 0) restrict readonly buffer Image { float image[]; };
+layout(set = 0, binding = 0) restrict readonly buffer Image { uint image[]; };
 layout(set = 0, binding = 1) restrict readonly buffer Weights { float weights[]; };
 layout(set = 0, binding = 2) restrict writeonly buffer Out { float out_values[]; };
 layout(push_constant) uniform Params {
@@ -35,35 +50,52 @@ const uint STRIDE = TILE_W + KW - 1u; // shared_tile row stride
 const uint TILE_ROWS = TILE_H + KH - 1u; // shared_tile rows
 const uint ROW_STEP = GROUP_SIZE / TILE_W; // rows between one invocation's outputs
 const uint ROWS = TILE_W * TILE_H / GROUP_SIZE; // outputs per invocation
+const uint RY = KH / 2u;
+const uint RX = KW / 2u;
 
 shared float shared_filter[KH * KW];
 shared float shared_tile[TILE_ROWS * STRIDE];
 
-// The image at (y, x) with the border rule (coordinates may lie outside).
-float pixel(int y, int x) {
-    int height = int(params.height);
-    int width = int(params.width);
-    if (BORDER == 1u) {
-        int cy = clamp(y, 0, height - 1);
-        int cx = clamp(x, 0, width - 1);
-        return image[uint(cy) * params.width + uint(cx)];
+// Pixel p (row-major) as f32: its word (f32), or its byte of word p / 4
+// (u8, little-endian).
+float load(uint p) {
+    if (ELEM == 3u) {
+        return float((image[p >> 2u] >> ((p & 3u) * 8u)) & 0xffu);
     }
-    if (y < 0 || x < 0 || y >= height || x >= width) {
+    return uintBitsToFloat(image[p]);
+}
+
+// The image at row py - RY, column px - RX with the border rule: 0 outside
+// (BORDER = 0) or the nearest edge pixel (BORDER = 1). (py, px) are offset
+// by the radii, so they are never negative.
+float pixel(uint py, uint px) {
+    uint height = params.height;
+    uint width = params.width;
+    if (BORDER == 1u) {
+        uint y = py < RY ? 0u : min(py - RY, height - 1u);
+        uint x = px < RX ? 0u : min(px - RX, width - 1u);
+        return load(y * width + x);
+    }
+    if (py < RY || px < RX || py - RY >= height || px - RX >= width) {
         return 0.0;
     }
-    return image[uint(y) * params.width + uint(x)];
+    return load((py - RY) * width + (px - RX));
 }
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint height = params.height;
     uint width = params.width;
-    uint tiles_x = (width + TILE_W - 1u) / TILE_W;
-    uint tiles_y = (height + TILE_H - 1u) / TILE_H;
+    uint tiles_x = width / TILE_W + (width % TILE_W != 0u ? 1u : 0u);
+    uint tiles_y = height / TILE_H + (height % TILE_H != 0u ? 1u : 0u);
+    uint tiles = tiles_x * tiles_y;
     // This invocation's column and first row of the tile; it computes
     // ROWS outputs, ROW_STEP rows apart.
     uint tx = lid % TILE_W;
     uint ty = lid / TILE_W;
+    // This workgroup's first tile and the grid's size (x fastest).
+    uint first = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     float acc[ROWS];
 
     // Phase 1: the filter to shared memory.
@@ -71,41 +103,40 @@ void main() {
         shared_filter[f] = weights[f];
     }
 
-    for (uint tile_y = gl_WorkGroupID.y; tile_y < tiles_y; tile_y += gl_NumWorkGroups.y) {
-        for (uint tile_x = gl_WorkGroupID.x; tile_x < tiles_x; tile_x += gl_NumWorkGroups.x) {
-            // Phase a: the halo tile with the border rule. -- barrier --
-            int y0 = int(tile_y * TILE_H) - int(KH / 2u);
-            int x0 = int(tile_x * TILE_W) - int(KW / 2u);
-            for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
-                uint r = s / STRIDE;
-                uint c = s % STRIDE;
-                shared_tile[s] = pixel(y0 + int(r), x0 + int(c));
-            }
-            barrier();
-
-            // Phase b: this invocation's outputs from shared memory; each
-            // filter weight is read once for its ROWS outputs, each output
-            // sums the filter row by row in order; those inside the image are
-            // stored. -- barrier --
-            [[unroll]] for (uint r = 0u; r < ROWS; r++) {
-                acc[r] = 0.0;
-            }
-            for (uint i = 0u; i < KH; i++) {
-                for (uint j = 0u; j < KW; j++) {
-                    float w = shared_filter[i * KW + j];
-                    [[unroll]] for (uint r = 0u; r < ROWS; r++) {
-                        acc[r] += w * shared_tile[(ty + r * ROW_STEP + i) * STRIDE + tx + j];
-                    }
-                }
-            }
-            uint gx = tile_x * TILE_W + tx;
-            [[unroll]] for (uint r = 0u; r < ROWS; r++) {
-                uint gy = tile_y * TILE_H + ty + r * ROW_STEP;
-                if (gy < height && gx < width) {
-                    out_values[gy * width + gx] = acc[r];
-                }
-            }
-            barrier();
+    for (uint t = first; t < tiles; t += groups) {
+        // Phase a: the halo tile with the border rule. -- barrier --
+        // Slot (r, c) holds the pixel at row y0 + r - RY, column x0 + c - RX.
+        uint y0 = (t / tiles_x) * TILE_H;
+        uint x0 = (t % tiles_x) * TILE_W;
+        for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+            uint r = s / STRIDE;
+            uint c = s % STRIDE;
+            shared_tile[s] = pixel(y0 + r, x0 + c);
         }
+        barrier();
+
+        // Phase b: this invocation's outputs (column tx, rows
+        // ty + k*ROW_STEP) from shared memory, each the sum over the filter
+        // row by row, in order; those inside the image are stored.
+        // -- barrier --
+        [[unroll]] for (uint k = 0u; k < ROWS; k++) {
+            acc[k] = 0.0;
+        }
+        for (uint i = 0u; i < KH; i++) {
+            for (uint j = 0u; j < KW; j++) {
+                float w = shared_filter[i * KW + j];
+                [[unroll]] for (uint k = 0u; k < ROWS; k++) {
+                    acc[k] += w * shared_tile[(ty + k * ROW_STEP + i) * STRIDE + tx + j];
+                }
+            }
+        }
+        uint gx = x0 + tx;
+        [[unroll]] for (uint k = 0u; k < ROWS; k++) {
+            uint gy = y0 + ty + k * ROW_STEP;
+            if (gy < height && gx < width) {
+                out_values[gy * width + gx] = acc[k];
+            }
+        }
+        barrier();
     }
 }

@@ -1,39 +1,65 @@
 // Conv2d — CUDA C, compiled by NVRTC (see mod.rs for the algorithm and interface).
 //
-// Algorithm: halo tiles in shared memory. A tile is TILE_W × TILE_H outputs;
-// the block's GROUP_SIZE threads cover it as TILE_W columns by
-// GROUP_SIZE / TILE_W rows, each thread computing ROWS outputs of its column
-// (rows ty + r·ROW_STEP). Each block loads the filter once, then, grid-stride
-// over tiles in both axes, loads the halo tile with the border rule and
-// computes the tile from shared memory.
+// Algorithm: halo tiles in shared memory, one TILE_W × TILE_H tile of
+// outputs per block (the flat tile index over a 2-D grid, x fastest; a block
+// strides on by the grid's size when the grid holds fewer blocks than
+// tiles). The block's GROUP_SIZE threads cover the tile as TILE_W columns by
+// GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W·TILE_H / GROUP_SIZE
+// outputs of its column. Each block loads the filter once, then per tile the
+// image pixels it needs (with the border rule) and computes the tile's
+// outputs from shared memory.
+// Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
+// as 32-bit words and converted to f32 when loaded into the halo tile.
 // Shared memory (dynamic, one block): shared_filter (KH·KW f32), then
 // shared_tile ((TILE_H + KH − 1) rows of STRIDE = TILE_W + KW − 1 f32) at
 // word KH·KW.
-// Barriers: after the tile load (also covering the filter on the first
-// tile), and after computing from it.
+// Barriers: after the tile load (which also covers the filter on the first
+// tile), and after computing from it (before the next tile overwrites it).
+// Indices: unsigned int. Halo positions are offset by the filter's radii so
+// they never go negative; the plan keeps height·width, height + TILE_H + KH
+// and width + TILE_W + KW below 2^32.
+// Registers: each thread's ROWS accumulators live in `acc`; each filter
+// weight is read once for them, and each output sums the filter row by row,
+// in order.
 // Constants (-D NAME=valueu): GROUP_SIZE, TILE_W, TILE_H, KH, KW (odd),
-// BORDER (0 zero, 1 clamp).
+// BORDER (0 zero, 1 clamp), ELEM (0 f32, 3 u8).
 
 #define STRIDE (TILE_W + KW - 1u)     // shared_tile row stride
 #define TILE_ROWS (TILE_H + KH - 1u)  // shared_tile rows
 #define ROW_STEP (GROUP_SIZE / TILE_W)
 #define ROWS (TILE_W * TILE_H / GROUP_SIZE)
+#define RY (KH / 2u)
+#define RX (KW / 2u)
 
-// One image pixel under the border rule; (y, x) may lie outside the image.
-__forceinline__ float pixel(const float* __restrict__ image, long long y, long long x, unsigned int height, unsigned int width)
+// Pixel p (row-major) as f32: its word (f32), or its byte of word p / 4
+// (u8, little-endian).
+__forceinline__ __device__ float load(const unsigned int* __restrict__ image, unsigned int p)
+{
+#if ELEM == 3
+    return (float)((image[p >> 2] >> ((p & 3u) * 8u)) & 0xffu);
+#else
+    return __uint_as_float(image[p]);
+#endif
+}
+
+// The image at row py − RY, column px − RX with the border rule: 0 outside
+// (BORDER = 0) or the nearest edge pixel (BORDER = 1). (py, px) are offset
+// by the radii, so they are never negative.
+__forceinline__ __device__ float pixel(const unsigned int* __restrict__ image, unsigned int py, unsigned int px,
+                                       unsigned int height, unsigned int width)
 {
 #if BORDER == 1
-    y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-    x = x < 0 ? 0 : (x >= width ? width - 1 : x);
-    return image[(size_t)y * width + (size_t)x];
+    const unsigned int y = py < RY ? 0u : min(py - RY, height - 1u);
+    const unsigned int x = px < RX ? 0u : min(px - RX, width - 1u);
+    return load(image, y * width + x);
 #else
-    if (y < 0 || x < 0 || y >= height || x >= width) return 0.0f;
-    return image[(size_t)y * width + (size_t)x];
+    if (py < RY || px < RX || py - RY >= height || px - RX >= width) return 0.0f;
+    return load(image, (py - RY) * width + (px - RX));
 #endif
 }
 
 extern "C" __global__ void __launch_bounds__(GROUP_SIZE)
-conv2d(const float* __restrict__ image, const float* __restrict__ filter, float* __restrict__ out,
+conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter, float* __restrict__ out,
        unsigned int height, unsigned int width)
 {
     extern __shared__ float shared[];
@@ -42,47 +68,50 @@ conv2d(const float* __restrict__ image, const float* __restrict__ filter, float*
     const unsigned int lid = threadIdx.x;
     const unsigned int tx = lid % TILE_W;  // this thread's column in the tile
     const unsigned int ty = lid / TILE_W;  // its first row
-    const unsigned int tiles_x = width / TILE_W + (width % TILE_W != 0);
-    const unsigned int tiles_y = height / TILE_H + (height % TILE_H != 0);
+    const unsigned int tiles_x = width / TILE_W + (width % TILE_W != 0u);
+    const unsigned int tiles_y = height / TILE_H + (height % TILE_H != 0u);
+    const unsigned int tiles = tiles_x * tiles_y;
+    // This block's first tile and the grid's size (x fastest).
+    const unsigned int first = blockIdx.y * gridDim.x + blockIdx.x;
+    const unsigned int groups = gridDim.x * gridDim.y;
 
     // Phase 1: the filter to shared memory.
-    for (unsigned int s = lid; s < KH * KW; s += GROUP_SIZE) shared_filter[s] = filter[s];
+    for (unsigned int f = lid; f < KH * KW; f += GROUP_SIZE) shared_filter[f] = filter[f];
 
-    for (unsigned int tile_y = blockIdx.y; tile_y < tiles_y; tile_y += gridDim.y) {
-        for (unsigned int tile_x = blockIdx.x; tile_x < tiles_x; tile_x += gridDim.x) {
-            // Phase a: the halo tile with the border rule. — barrier —
-            const long long y0 = (long long)tile_y * TILE_H - (long long)(KH / 2u);
-            const long long x0 = (long long)tile_x * TILE_W - (long long)(KW / 2u);
-            for (unsigned int s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
-                const unsigned int r = s / STRIDE, c = s % STRIDE;
-                shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
-            }
-            __syncthreads();
+    for (unsigned int t = first; t < tiles; t += groups) {
+        // Phase a: the halo tile with the border rule. — barrier —
+        // Slot (r, c) holds the pixel at row y0 + r − RY, column x0 + c − RX.
+        const unsigned int y0 = (t / tiles_x) * TILE_H;
+        const unsigned int x0 = (t % tiles_x) * TILE_W;
+        for (unsigned int s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+            const unsigned int r = s / STRIDE, c = s % STRIDE;
+            shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
+        }
+        __syncthreads();
 
-            // Phase b: this thread's outputs from shared memory; each filter
-            // weight is read once for its ROWS outputs, each output sums
-            // the filter row by row in order.
-            float acc[ROWS];
+        // Phase b: this thread's outputs (column tx, rows ty + k·ROW_STEP)
+        // from shared memory, each the sum over the filter row by row, in
+        // order; those inside the image are stored. — barrier —
+        float acc[ROWS];
 #pragma unroll
-            for (unsigned int r = 0; r < ROWS; ++r) acc[r] = 0.0f;
+        for (unsigned int k = 0; k < ROWS; ++k) acc[k] = 0.0f;
 #pragma unroll(KH <= 9u ? KH : 1u)
-            for (unsigned int i = 0; i < KH; ++i) {
+        for (unsigned int i = 0; i < KH; ++i) {
 #pragma unroll(KW <= 9u ? KW : 4u)
-                for (unsigned int j = 0; j < KW; ++j) {
-                    const float w = shared_filter[i * KW + j];
+            for (unsigned int j = 0; j < KW; ++j) {
+                const float w = shared_filter[i * KW + j];
 #pragma unroll
-                    for (unsigned int r = 0; r < ROWS; ++r) {
-                        acc[r] += w * shared_tile[(ty + r * ROW_STEP + i) * STRIDE + tx + j];
-                    }
+                for (unsigned int k = 0; k < ROWS; ++k) {
+                    acc[k] += w * shared_tile[(ty + k * ROW_STEP + i) * STRIDE + tx + j];
                 }
             }
-            const size_t x = (size_t)tile_x * TILE_W + tx;
-#pragma unroll
-            for (unsigned int r = 0; r < ROWS; ++r) {
-                const size_t y = (size_t)tile_y * TILE_H + ty + r * ROW_STEP;
-                if (y < height && x < width) out[y * width + x] = acc[r];
-            }
-            __syncthreads();
         }
+        const unsigned int gx = x0 + tx;
+#pragma unroll
+        for (unsigned int k = 0; k < ROWS; ++k) {
+            const unsigned int gy = y0 + ty + k * ROW_STEP;
+            if (gy < height && gx < width) out[gy * width + gx] = acc[k];
+        }
+        __syncthreads();
     }
 }

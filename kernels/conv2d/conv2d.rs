@@ -1,8 +1,20 @@
 // Conv2d — CPU workgroup model (see `mod.rs` for the algorithm and interface).
 //
+// Algorithm: halo tiles in shared memory, one TILE_W × TILE_H tile of
+// outputs per workgroup (the flat tile index over a 2-D grid, x fastest; a
+// workgroup strides on by the grid's size when the grid holds fewer groups
+// than tiles). Each workgroup loads the filter once, then per tile the image
+// pixels it needs (with the border rule) and computes the tile's outputs from
+// shared memory.
+// Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
+// as u32 words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH·KW f32), then shared_tile, the halo tile
 // of (TILE_H + KH − 1) rows × (TILE_W + KW − 1) columns.
-// Barriers: after the tile load, and after computing from it.
+// Barriers: after the tile load, and after computing from it (phase
+// boundaries: each phase is one pass over the tile).
+// Indices: halo positions are offset by the filter's radii so they never go
+// negative, as in the GPU versions. Each output sums the filter row by row,
+// in order.
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
@@ -10,13 +22,19 @@ pub fn conv2d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let c = group.constants;
     let (tile_w, tile_h, kh, kw) = (c[1] as usize, c[2] as usize, c[3] as usize, c[4] as usize);
     let clamp_border = c[5] == 1;
+    let bytes = c[6] == 3;
     let (height, width) = (group.params[0] as usize, group.params[1] as usize);
-    let image = bindings.read_f32(0);
+    let image = bindings.read(0);
     let filter = bindings.read_f32(1);
     let out = bindings.write(2);
-    let (tiles_x, tiles_y) = (width.div_ceil(tile_w), height.div_ceil(tile_h));
+    let tiles_x = width.div_ceil(tile_w);
+    let tiles = tiles_x * height.div_ceil(tile_h);
     let stride = tile_w + kw - 1; // shared_tile row stride
     let tile_rows = tile_h + kh - 1;
+    let (ry, rx) = (kh / 2, kw / 2);
+    // This workgroup's first tile and the grid's size (x fastest).
+    let first = group.id[1] as usize * group.count[0] as usize + group.id[0] as usize;
+    let groups = group.count[0] as usize * group.count[1] as usize;
 
     let shared: &mut [f32] = bytemuck::cast_slice_mut(group.shared);
     let (shared_filter, rest) = shared.split_at_mut(kh * kw);
@@ -25,46 +43,56 @@ pub fn conv2d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     // Phase 1: the filter to shared memory.
     shared_filter.copy_from_slice(&filter[..kh * kw]);
 
-    let pixel = |y: isize, x: isize| -> f32 {
+    // Pixel p (row-major) as f32: its word, or its byte of word p / 4.
+    let load = |p: usize| -> f32 {
+        if bytes {
+            ((image[p >> 2] >> ((p & 3) * 8)) & 0xff) as f32
+        } else {
+            f32::from_bits(image[p])
+        }
+    };
+    // The image at row py − ry, column px − rx with the border rule.
+    let pixel = |py: usize, px: usize| -> f32 {
         if clamp_border {
-            let y = y.clamp(0, height as isize - 1) as usize;
-            let x = x.clamp(0, width as isize - 1) as usize;
-            image[y * width + x]
-        } else if y < 0 || x < 0 || y >= height as isize || x >= width as isize {
+            let y = if py < ry {
+                0
+            } else {
+                (py - ry).min(height - 1)
+            };
+            let x = if px < rx { 0 } else { (px - rx).min(width - 1) };
+            load(y * width + x)
+        } else if py < ry || px < rx || py - ry >= height || px - rx >= width {
             0.0
         } else {
-            image[y as usize * width + x as usize]
+            load((py - ry) * width + (px - rx))
         }
     };
 
-    let mut ty = group.id[1] as usize;
-    while ty < tiles_y {
-        let mut tx = group.id[0] as usize;
-        while tx < tiles_x {
-            // Phase a: the halo tile with the border rule. — barrier —
-            let y0 = (ty * tile_h) as isize - (kh / 2) as isize;
-            let x0 = (tx * tile_w) as isize - (kw / 2) as isize;
-            for (r, row) in shared_tile.chunks_exact_mut(stride).enumerate() {
-                for (col, slot) in row.iter_mut().enumerate() {
-                    *slot = pixel(y0 + r as isize, x0 + col as isize);
-                }
+    let mut t = first;
+    while t < tiles {
+        // Phase a: the halo tile with the border rule. — barrier —
+        let (y0, x0) = ((t / tiles_x) * tile_h, (t % tiles_x) * tile_w);
+        for (r, row) in shared_tile.chunks_exact_mut(stride).enumerate() {
+            for (col, slot) in row.iter_mut().enumerate() {
+                *slot = pixel(y0 + r, x0 + col);
             }
-            // Phase b: every output of the tile from shared memory. — barrier —
-            for oy in 0..tile_h.min(height - ty * tile_h) {
-                for ox in 0..tile_w.min(width - tx * tile_w) {
-                    let mut sum = 0.0f32;
-                    for i in 0..kh {
-                        let window = &shared_tile[(oy + i) * stride + ox..][..kw];
-                        let weights = &shared_filter[i * kw..(i + 1) * kw];
-                        for (&v, &w) in window.iter().zip(weights) {
-                            sum += w * v;
-                        }
-                    }
-                    out[(ty * tile_h + oy) * width + tx * tile_w + ox].store_f32(sum);
-                }
-            }
-            tx += group.count[0] as usize;
         }
-        ty += group.count[1] as usize;
+        // Phase b: every output of the tile from shared memory, each the sum
+        // over the filter row by row, in order; those inside the image are
+        // stored. — barrier —
+        for oy in 0..tile_h.min(height - y0) {
+            for ox in 0..tile_w.min(width - x0) {
+                let mut sum = 0.0f32;
+                for i in 0..kh {
+                    let window = &shared_tile[(oy + i) * stride + ox..][..kw];
+                    let weights = &shared_filter[i * kw..(i + 1) * kw];
+                    for (&v, &w) in window.iter().zip(weights) {
+                        sum += w * v;
+                    }
+                }
+                out[(y0 + oy) * width + x0 + ox].store_f32(sum);
+            }
+        }
+        t += groups;
     }
 }

@@ -1,11 +1,27 @@
 // Conv2d — WGSL (see mod.rs for the algorithm and interface).
 //
+// Algorithm: halo tiles in shared memory, one TILE_W × TILE_H tile of
+// outputs per workgroup (the flat tile index over a 2-D grid, x fastest; a
+// workgroup strides on by the grid's size when the grid holds fewer groups
+// than tiles). The GROUP_SIZE invocations cover the tile as TILE_W columns
+// by GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W·TILE_H /
+// GROUP_SIZE outputs of its column. Each workgroup loads the filter once,
+// then per tile the image pixels it needs (with the border rule) and
+// computes the tile's outputs from shared memory.
+// Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
+// as u32 words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH·KW f32), then shared_tile, the halo tile
 // of (TILE_H + KH − 1) rows × (TILE_W + KW − 1) columns — two workgroup
-// arrays sized by override expressions (static; mod.rs's single dynamic
-// block is the CUDA/OpenCL form of the same layout).
+// arrays sized by override expressions (static; the CUDA/OpenCL versions
+// take one dynamic block of the same layout).
 // Barriers: after the tile load (which also covers the filter on the first
-// tile), and after computing from it.
+// tile), and after computing from it (before the next tile overwrites it).
+// Indices: u32. Halo positions are offset by the filter's radii so they never
+// go negative; the plan keeps height·width, height + TILE_H + KH and
+// width + TILE_W + KW below 2^32.
+// Outputs: one invocation computes its ROWS outputs one at a time (WGSL has
+// no private arrays sized by an override), each summing the filter row by
+// row, in order.
 // The filter binding is named `weights`: `filter` is a reserved word in WGSL.
 
 override GROUP_SIZE: u32; // a multiple of TILE_W that divides TILE_W·TILE_H
@@ -14,13 +30,14 @@ override TILE_H: u32;
 override KH: u32; // odd
 override KW: u32; // odd
 override BORDER: u32; // 0 zero, 1 clamp
+override ELEM: u32; // 0 f32 pixels, 3 u8 pixels
 
 struct Params {
     height: u32,
     width: u32,
 }
 
-@group(0) @binding(0) var<storage, read> image: array<f32>;
+@group(0) @binding(0) var<storage, read> image: array<u32>;
 @group(0) @binding(1) var<storage, read> weights: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> params: Params;
@@ -28,19 +45,39 @@ struct Params {
 var<workgroup> shared_filter: array<f32, KH * KW>;
 var<workgroup> shared_tile: array<f32, (TILE_H + KH - 1u) * (TILE_W + KW - 1u)>;
 
-// The image at (y, x) with the border rule (coordinates may lie outside).
-fn pixel(y: i32, x: i32) -> f32 {
-    let height = i32(params.height);
-    let width = i32(params.width);
-    if BORDER == 1u {
-        let cy = clamp(y, 0, height - 1);
-        let cx = clamp(x, 0, width - 1);
-        return image[u32(cy) * params.width + u32(cx)];
+// Pixel p (row-major) as f32: its word (f32), or its byte of word p / 4
+// (u8, little-endian).
+fn load(p: u32) -> f32 {
+    if ELEM == 3u {
+        let word = image[p >> 2u];
+        return f32((word >> ((p & 3u) * 8u)) & 0xffu);
     }
-    if y < 0 || x < 0 || y >= height || x >= width {
+    return bitcast<f32>(image[p]);
+}
+
+// The image at row py − KH/2, column px − KW/2 with the border rule: 0
+// outside (BORDER = 0) or the nearest edge pixel (BORDER = 1). (py, px) are
+// offset by the radii, so they are never negative.
+fn pixel(py: u32, px: u32) -> f32 {
+    let height = params.height;
+    let width = params.width;
+    let ry = KH / 2u;
+    let rx = KW / 2u;
+    if BORDER == 1u {
+        var y = 0u;
+        if py >= ry {
+            y = min(py - ry, height - 1u);
+        }
+        var x = 0u;
+        if px >= rx {
+            x = min(px - rx, width - 1u);
+        }
+        return load(y * width + x);
+    }
+    if py < ry || px < rx || py - ry >= height || px - rx >= width {
         return 0.0;
     }
-    return image[u32(y) * params.width + u32(x)];
+    return load((py - ry) * width + (px - rx));
 }
 
 @compute @workgroup_size(GROUP_SIZE)
@@ -53,51 +90,55 @@ fn conv2d(
     let width = params.width;
     let tiles_x = width / TILE_W + select(0u, 1u, width % TILE_W != 0u);
     let tiles_y = height / TILE_H + select(0u, 1u, height % TILE_H != 0u);
+    let tiles = tiles_x * tiles_y;
     let stride = TILE_W + KW - 1u; // shared_tile row stride
     let tile_rows = TILE_H + KH - 1u;
     // This invocation's column and first row of the tile; it computes
-    // ROWS = TILE_W·TILE_H / GROUP_SIZE outputs, row_step rows apart.
+    // `rows` outputs, `row_step` rows apart.
     let tx = lid % TILE_W;
     let ty = lid / TILE_W;
     let row_step = GROUP_SIZE / TILE_W;
     let rows = TILE_W * TILE_H / GROUP_SIZE;
+    // This workgroup's first tile and the grid's size (x fastest).
+    let first = group_id.y * num_groups.x + group_id.x;
+    let groups = num_groups.x * num_groups.y;
 
     // Phase 1: the filter to shared memory.
     for (var f = lid; f < KH * KW; f += GROUP_SIZE) {
         shared_filter[f] = weights[f];
     }
 
-    for (var tile_y = group_id.y; tile_y < tiles_y; tile_y += num_groups.y) {
-        for (var tile_x = group_id.x; tile_x < tiles_x; tile_x += num_groups.x) {
-            // Phase a: the halo tile with the border rule. — barrier —
-            let y0 = i32(tile_y * TILE_H) - i32(KH / 2u);
-            let x0 = i32(tile_x * TILE_W) - i32(KW / 2u);
-            for (var s = lid; s < tile_rows * stride; s += GROUP_SIZE) {
-                let r = s / stride;
-                let c = s % stride;
-                shared_tile[s] = pixel(y0 + i32(r), x0 + i32(c));
-            }
-            workgroupBarrier();
-
-            // Phase b: this invocation's outputs from shared memory; those
-            // inside the image are stored. — barrier —
-            let ox = tx;
-            let gx = tile_x * TILE_W + ox;
-            for (var k = 0u; k < rows; k++) {
-                let oy = ty + k * row_step;
-                var sum = 0.0;
-                for (var i = 0u; i < KH; i++) {
-                    let row = (oy + i) * stride + ox;
-                    for (var j = 0u; j < KW; j++) {
-                        sum += shared_filter[i * KW + j] * shared_tile[row + j];
-                    }
-                }
-                let gy = tile_y * TILE_H + oy;
-                if gy < height && gx < width {
-                    out[gy * width + gx] = sum;
-                }
-            }
-            workgroupBarrier();
+    for (var t = first; t < tiles; t += groups) {
+        // Phase a: the halo tile with the border rule. — barrier —
+        // Slot (r, c) holds the pixel at row y0 + r − KH/2, column
+        // x0 + c − KW/2.
+        let y0 = (t / tiles_x) * TILE_H;
+        let x0 = (t % tiles_x) * TILE_W;
+        for (var s = lid; s < tile_rows * stride; s += GROUP_SIZE) {
+            let r = s / stride;
+            let c = s % stride;
+            shared_tile[s] = pixel(y0 + r, x0 + c);
         }
+        workgroupBarrier();
+
+        // Phase b: this invocation's outputs (column tx, rows
+        // ty + k·row_step) from shared memory, each the sum over the filter
+        // row by row, in order; those inside the image are stored.
+        // — barrier —
+        let gx = x0 + tx;
+        for (var k = 0u; k < rows; k++) {
+            let oy = ty + k * row_step;
+            var sum = 0.0;
+            for (var i = 0u; i < KH; i++) {
+                for (var j = 0u; j < KW; j++) {
+                    sum += shared_filter[i * KW + j] * shared_tile[(oy + i) * stride + tx + j];
+                }
+            }
+            let gy = y0 + oy;
+            if gy < height && gx < width {
+                out[gy * width + gx] = sum;
+            }
+        }
+        workgroupBarrier();
     }
 }

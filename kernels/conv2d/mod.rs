@@ -1,155 +1,308 @@
 //! Conv2d: `out[y][x] = Σ_{i<KH, j<KW} f[i][j] · img(y + i − KH/2, x + j − KW/2)`
-//! (cross-correlation, centred, same-size output), where `img` outside the
-//! image is 0 (`BORDER = 0`) or the nearest edge pixel (`BORDER = 1`).
+//! (cross-correlation — the filter is not flipped —, centred, same-size
+//! output, odd filter extents), where `img` outside the image is 0
+//! (`BORDER = 0`, [`Border::Zero`]) or the nearest edge pixel (`BORDER = 1`,
+//! [`Border::Clamp`], numpy's `edge` padding). Image pixels are f32 or u8;
+//! the filter and the output are f32.
 //!
 //! # Algorithm (every language)
-//! Halo tiles in shared memory. A tile is `TILE_W × TILE_H` outputs; the
-//! workgroup's `GROUP_SIZE` invocations cover it as `TILE_W` columns by
-//! `GROUP_SIZE / TILE_W` rows, each invocation computing
-//! `ROWS = TILE_W·TILE_H / GROUP_SIZE` outputs of its column
-//! (rows `ty + r·GROUP_SIZE/TILE_W`, `tx = lid % TILE_W`, `ty = lid / TILE_W`).
+//! Halo tiles in shared memory, one `TILE_W × TILE_H` tile of outputs per
+//! workgroup. The workgroup's `GROUP_SIZE` invocations cover it as `TILE_W`
+//! columns by `GROUP_SIZE / TILE_W` rows, each invocation computing
+//! `ROWS = TILE_W·TILE_H / GROUP_SIZE` outputs of its column (rows
+//! `ty + k·GROUP_SIZE/TILE_W`, `tx = lid % TILE_W`, `ty = lid / TILE_W`).
 //! 1. Load the filter into `shared_filter` (`KH·KW` f32).
-//! 2. Grid-stride over tiles in both axes:
-//!    `for tile_y = group_id.y; tile_y < tiles_y; tile_y += num_groups.y`,
-//!    `for tile_x = group_id.x; tile_x < tiles_x; tile_x += num_groups.x`
-//!    (`tiles_x = ceil(width / TILE_W)`, `tiles_y = ceil(height / TILE_H)`):
+//! 2. Over tiles: `for t = first; t < tiles; t += groups` with
+//!    `tiles = tiles_x · tiles_y` (`tiles_x = ceil(width / TILE_W)`,
+//!    `tiles_y = ceil(height / TILE_H)`), tile `t` at tile row `t / tiles_x`
+//!    and column `t % tiles_x`, `first = group_id.y · num_groups.x +
+//!    group_id.x` and `groups = num_groups.x · num_groups.y`. The plan
+//!    launches one workgroup per tile, so this loop runs once unless the grid
+//!    cannot hold every tile:
 //!    a. load the halo tile `shared_tile[r][c]` for `r < TILE_H + KH − 1`,
 //!    `c < TILE_W + KW − 1` (row stride `TILE_W + KW − 1`, flat index
 //!    `s = lid; s < …; s += GROUP_SIZE`) from image pixel
-//!    `(tile_y·TILE_H − KH/2 + r, tile_x·TILE_W − KW/2 + c)` with the border
-//!    rule; barrier;
-//!    b. each invocation computes its outputs from shared memory and stores
-//!    those inside the image;
+//!    `(y0 − KH/2 + r, x0 − KW/2 + c)` with the border rule, converted to f32;
+//!    barrier;
+//!    b. each invocation computes its outputs from shared memory, each the
+//!    sum over the filter row by row, in order, and stores those inside the
+//!    image;
 //!    c. barrier.
 //!
+//! Pixels (`ELEM`): f32 words (`ELEM = 0`), or u8 packed four to a 32-bit
+//! word (`ELEM = 3`; a picture of `n` pixels is `ceil(n / 4)` words, pixel
+//! `p` is byte `p % 4` — little-endian — of word `p / 4`). Kernels declare
+//! the image as 32-bit words and convert each pixel to f32 as they load it.
+//!
+//! Indices are u32 in every language. Halo positions are offset by the
+//! filter's radii (`py = y0 + r`, the pixel row is `py − KH/2`), so nothing
+//! goes negative; the plan keeps `height · width`, `height + TILE_H + KH` and
+//! `width + TILE_W + KW` below 2^32.
+//!
+//! # Variants
+//! Tile shapes `tile32x32`, `tile32x16`, `tile32x8`, `tile16x16`, `tile16x8`,
+//! `tile8x8` ([`Conv2dVariant`]); workgroups of the preferred size (256), or
+//! the tile's size where smaller. [`Conv2dPlan::new`] takes the tuned
+//! variant ([`tune_class`]) or the largest tile that fits the device;
+//! conformance forces each one.
+//!
+//! # Limits (issue 10)
+//! - Every product of user sizes is checked: a filter of (2^63 + 9) ×
+//!   (2^63 + 1) — whose product wraps to 9 — is
+//!   [`rosetta_core::Error::ShapeMismatch`], not a 3 × 3
+//!   ([`Conv2dSpec::validate`]); so is an image whose size overflows.
+//! - Extents past u32, more than 2^32 − 1 pixels, shared memory too small for
+//!   the filter and halo tile: [`rosetta_core::Error::ExceedsLimit`] when the
+//!   plan is made ([`plan::geometry`]).
+//! - Loops: on drivers that stop loops silently (llvmpipe), every invocation
+//!   stays within [`rosetta_core::Capabilities::loop_budget`] iterations —
+//!   the filter load, and per tile the halo load and the `KH × KW × ROWS`
+//!   products — or the plan refuses with `ExceedsLimit`
+//!   ([`plan::loop_iterations`]).
+//! - More tiles than `max_groups[0]` (a very wide or tall image): the grid
+//!   goes on along y.
+//!
 //! # Interface
-//! - constants: `GROUP_SIZE`, `TILE_W`, `TILE_H`, `KH`, `KW` (odd), `BORDER`.
+//! - constants: `GROUP_SIZE`, `TILE_W`, `TILE_H`, `KH`, `KW` (odd), `BORDER`
+//!   (0 zero, 1 clamp), `ELEM` (0 f32, 3 u8: [`rosetta_core::Elem::code`]).
 //!   `GROUP_SIZE` is a multiple of `TILE_W` and divides `TILE_W·TILE_H`.
-//! - bindings: 0 `image` (read, `height·width` f32), 1 `filter` (read, `KH·KW`
-//!   f32), 2 `out` (read-write, `height·width` f32).
+//! - bindings: 0 `image` (read, `height·width` f32 words, or
+//!   `ceil(height·width / 4)` words of u8 pixels), 1 `filter` (read, `KH·KW`
+//!   f32, row-major), 2 `out` (read-write, `height·width` f32, row-major).
 //! - params: `height`, `width`.
+//! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` where the device allows.
 //! - shared: `shared_filter` (`KH·KW` f32) then `shared_tile`
 //!   (`(TILE_H + KH − 1)·(TILE_W + KW − 1)` f32); **dynamic** in CUDA and
 //!   OpenCL (one block, `shared_tile` at word `KH·KW`), static in WGSL/GLSL.
+//!
+//! # Error bound
+//! Each output is a dot product of at most `KH·KW` terms: γ_(KH·KW)·Σ|x·w|
+//! ([`conv2d_bound`]); u8 pixels convert to f32 exactly, so small integer
+//! filters over u8 images give exact results.
 
-#[path = "conv2d.rs"]
-mod cpu;
+mod cases;
+mod cli;
+mod kernel;
+pub mod plan;
+mod spec;
 
-use crate::pass::compile;
-use rosetta_core::ops::Conv2dSpec;
-use rosetta_core::{
-    Access, Backend, Buffer, Error, KernelDef, KernelId, KernelSpec, Launch, Result, Sources,
+pub use kernel::kernel;
+pub use plan::{conv2d_f32, conv2d_slice, conv2d_u8, tune_class, Conv2dPlan, Conv2dVariant};
+pub use spec::{
+    check_image_elem, conv2d_at, conv2d_bound, conv2d_reference, Border, Conv2dSpec, Pixel,
 };
+
+use crate::op::{
+    checked_indices, Case, CliOption, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
+    Workload,
+};
+use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Element, KernelDef, Result};
 use std::sync::Arc;
 
-pub static KERNEL: KernelDef = KernelDef {
-    name: "conv2d",
-    constants: &["GROUP_SIZE", "TILE_W", "TILE_H", "KH", "KW", "BORDER"],
-    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
-    params: &["height", "width"],
-    dynamic_shared: true,
-    sources: Sources {
-        wgsl: include_str!("conv2d.wgsl"),
-        cuda: include_str!("conv2d.cu"),
-        glsl: include_str!("conv2d.comp"),
-        opencl: include_str!("conv2d.cl"),
-    },
-    cpu: cpu::conv2d,
-};
+/// The conv2d op.
+pub struct Conv2d;
 
-/// Tile shapes to try, largest first: (TILE_W, TILE_H).
-const TILES: [(u32, u32); 5] = [(32, 32), (32, 16), (32, 8), (16, 8), (8, 8)];
-
-fn shared_bytes(tile: (u32, u32), kh: u64, kw: u64) -> u64 {
-    (kh * kw + (u64::from(tile.1) + kh - 1) * (u64::from(tile.0) + kw - 1)) * 4
+struct Conv2dRun<P> {
+    plan: Conv2dPlan,
+    input: Buffer,
+    weights: Buffer,
+    out: Buffer,
+    image: Vec<P>,
+    filter: Vec<f32>,
 }
 
-pub struct Conv2dPlan {
-    backend: Arc<dyn Backend>,
-    spec: Conv2dSpec,
-    kernel: KernelId,
-    launch: Launch,
-}
-
-impl Conv2dPlan {
-    pub fn new(backend: &Arc<dyn Backend>, spec: &Conv2dSpec) -> Result<Self> {
-        spec.validate()?;
-        let caps = &backend.info().caps;
-        let (kh, kw) = (spec.kh as u64, spec.kw as u64);
-        let tile = TILES
-            .into_iter()
-            .find(|&t| shared_bytes(t, kh, kw) <= u64::from(caps.max_shared_bytes))
-            .ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "a {}x{} filter needs {} bytes of shared memory with the smallest tile; the device has {}",
-                    spec.kh,
-                    spec.kw,
-                    shared_bytes(TILES[TILES.len() - 1], kh, kw),
-                    caps.max_shared_bytes
-                ))
-            })?;
-        let group_size = crate::preferred_group_size(caps).min(tile.0 * tile.1);
-        if group_size % tile.0 != 0 {
-            return Err(Error::Unsupported(format!(
-                "workgroups of {group_size} invocations are too small for {}-wide tiles",
-                tile.0
-            )));
-        }
-        let tiles_x = (spec.width as u64).div_ceil(u64::from(tile.0)).max(1);
-        let tiles_y = (spec.height as u64).div_ceil(u64::from(tile.1)).max(1);
-        let launch = Launch {
-            groups: [
-                tiles_x.min(u64::from(caps.max_groups[0])) as u32,
-                tiles_y.min(u64::from(caps.max_groups[1])) as u32,
-                1,
-            ],
-            group_size,
-            shared_bytes: shared_bytes(tile, kh, kw) as u32,
-        };
-        let kernel_spec = KernelSpec::new(
-            &KERNEL,
-            &[
-                ("GROUP_SIZE", group_size),
-                ("TILE_W", tile.0),
-                ("TILE_H", tile.1),
-                ("KH", spec.kh as u32),
-                ("KW", spec.kw as u32),
-                ("BORDER", spec.border.code()),
-            ],
-        )?;
-        let kernel = compile(backend.as_ref(), &kernel_spec, &launch)?;
-        Ok(Conv2dPlan {
-            backend: Arc::clone(backend),
-            spec: *spec,
-            kernel,
-            launch,
-        })
+impl<P: Pixel> Prepared for Conv2dRun<P> {
+    fn run(&mut self) -> Result<()> {
+        self.plan.encode(&self.input, &self.weights, &self.out)
     }
-
-    pub fn spec(&self) -> &Conv2dSpec {
-        &self.spec
-    }
-
-    pub fn encode(&self, image: &Buffer, filter: &Buffer, out: &Buffer) -> Result<()> {
-        let dim = |what, v: usize| {
-            u32::try_from(v).map_err(|_| Error::ExceedsLimit {
-                what,
-                requested: v as u64,
-                limit: u64::from(u32::MAX),
+    fn verify(&mut self) -> Result<Option<String>> {
+        let spec = *self.plan.spec();
+        let got: Vec<f32> = self.out.read(self.image.len())?;
+        Ok(checked_indices(got.len()).into_iter().find_map(|p| {
+            let (y, x) = (p / spec.width, p % spec.width);
+            let exact = conv2d_at(&self.image, &self.filter, &spec, y, x);
+            let bound = conv2d_bound(&spec, &exact);
+            (!rosetta_core::bounds::within(got[p], exact.value, bound)).then(|| {
+                format!(
+                    "output ({y}, {x}): got {}, expected {} (bound {bound:.2e})",
+                    got[p], exact.value
+                )
             })
-        };
-        let (height, width) = (
-            dim("image height", self.spec.height)?,
-            dim("image width", self.spec.width)?,
-        );
-        if height == 0 || width == 0 {
-            return Ok(());
+        }))
+    }
+    fn variant(&self) -> String {
+        self.plan.variant().name().to_string()
+    }
+    fn tuned(&self) -> bool {
+        self.plan.tuned()
+    }
+}
+
+/// The workload of a `side × side` image of `P` pixels (f32 in [-1, 1) or
+/// u8 over 0..=255) with a random `k × k` filter, zero border.
+fn workload<P: Pixel + Element>(
+    side: usize,
+    k: usize,
+    pixels: fn(u64, usize) -> Vec<P>,
+) -> Workload {
+    let spec = Conv2dSpec {
+        height: side,
+        width: side,
+        kh: k,
+        kw: k,
+        border: Border::Zero,
+    };
+    let elem = P::ELEM;
+    let n = (side * side) as u64;
+    let taps = (k * k) as u64;
+    let series = format!("{elem} {k}x{k}");
+    Workload::new(
+        "conv2d",
+        format!("{series} {side}x{side}"),
+        series,
+        n,
+        // The image and filter read once, the output written once.
+        n * elem.size() + taps * 4 + n * 4,
+        Some(2 * n * taps),
+        Metric::Flops,
+        move |backend, variant| {
+            let plan = match variant {
+                Some(name) => {
+                    Conv2dPlan::with_variant(backend, &spec, elem, plan::variant_named(name)?)?
+                }
+                None => Conv2dPlan::new(backend, &spec, elem)?,
+            };
+            let image = pixels(0x5eed_c042, side * side);
+            let filter = inputs::f32_values(0x5eed_f117, k * k);
+            Ok(Box::new(Conv2dRun {
+                plan,
+                input: Buffer::from_slice(backend, &image)?,
+                weights: Buffer::from_slice(backend, &filter)?,
+                out: backend.alloc(spec.out_bytes()?)?,
+                image,
+                filter,
+            }) as Box<dyn Prepared>)
+        },
+    )
+    .tunable(tune_class(&spec, elem), Conv2dVariant::names())
+}
+
+fn u8_pixels(seed: u64, len: usize) -> Vec<u8> {
+    inputs::u32_below(seed, len, 256)
+        .into_iter()
+        .map(|v| v as u8)
+        .collect()
+}
+
+/// The image side at a preset: 8192 on GPUs at `large`, 2048 on CPU-type
+/// devices.
+fn side(size: Size, device: &DeviceInfo) -> usize {
+    match (size, device.caps.device_type.is_cpu()) {
+        (Size::Small, _) => 512,
+        (Size::Medium, false) => 2048,
+        (Size::Medium, true) => 1024,
+        (Size::Large, false) => 8192,
+        (Size::Large, true) => 2048,
+    }
+}
+
+impl Op for Conv2d {
+    fn name(&self) -> &'static str {
+        "conv2d"
+    }
+
+    fn about(&self) -> &'static str {
+        "same-size 2-D cross-correlation of a float32 or uint8 image with an odd float32 filter (zero or clamped border)"
+    }
+
+    fn kernels(&self) -> Vec<Arc<KernelDef>> {
+        vec![Arc::clone(kernel())]
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        cases::cases()
+    }
+
+    fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
+        let side = side(size, device);
+        vec![
+            workload::<f32>(side, 5, inputs::f32_values),
+            workload::<u8>(side, 5, u8_pixels),
+        ]
+    }
+
+    fn cli(&self) -> CliSpec {
+        CliSpec {
+            inputs: vec!["IMAGE", "FILTER"],
+            options: vec![CliOption {
+                name: "border",
+                value_name: "RULE",
+                help: "how the image is read outside its border: zero (0s) or clamp (the nearest edge pixel, numpy's `edge`)",
+                default: Some("zero"),
+                choices: &["zero", "clamp"],
+            }],
+            about_inputs: "IMAGE: a 2-D float32 or uint8 array; FILTER: a 2-D float32 array with odd extents (not flipped, centred); writes a float32 array of IMAGE's shape",
         }
-        self.backend.launch(
-            self.kernel,
-            &self.launch,
-            &[image.id(), filter.id(), out.id()],
-            &[height, width],
-        )
+    }
+
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        options: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray> {
+        cli::run(backend, options, inputs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_has_every_language() {
+        assert_eq!(kernel().sources().languages().len(), 5);
+    }
+
+    #[test]
+    fn cli_takes_2d_float32_or_uint8_images() {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        let run = |image: HostArray, filter: HostArray, border: &str| {
+            Conv2d.run(
+                &backend,
+                &Options::new([("border", border)]),
+                vec![image, filter],
+            )
+        };
+        let matrix = |shape: Vec<usize>, data| HostArray::new(shape, data).unwrap();
+        let column = matrix(vec![3, 1], ArrayData::F32(vec![1.0, 0.0, 0.0]));
+        let f32s = matrix(vec![2, 2], ArrayData::F32(vec![1.0, 2.0, 3.0, 4.0]));
+        let out = run(f32s.clone(), column.clone(), "clamp").unwrap();
+        assert_eq!(out.shape, vec![2, 2]);
+        assert_eq!(out.data, ArrayData::F32(vec![1.0, 2.0, 1.0, 2.0]));
+        let u8s = matrix(vec![2, 2], ArrayData::U8(vec![1, 2, 3, 4]));
+        let out = run(u8s, column.clone(), "zero").unwrap();
+        assert_eq!(out.data, ArrayData::F32(vec![0.0, 0.0, 1.0, 2.0]));
+        assert!(run(f32s.clone(), column.clone(), "wrap")
+            .unwrap_err()
+            .is_usage());
+        let vector = HostArray::vector(ArrayData::F32(vec![1.0; 4]));
+        assert!(matches!(
+            run(vector.clone(), column.clone(), "zero"),
+            Err(Error::ShapeMismatch(_))
+        ));
+        assert!(matches!(
+            run(f32s.clone(), vector, "zero"),
+            Err(Error::ShapeMismatch(_))
+        ));
+        let even = matrix(vec![2, 1], ArrayData::F32(vec![1.0, 1.0]));
+        assert!(matches!(
+            run(f32s.clone(), even, "zero"),
+            Err(Error::InvalidFilter(_))
+        ));
+        let ints = matrix(vec![2, 2], ArrayData::I32(vec![1; 4]));
+        assert!(run(ints, column, "zero").unwrap_err().is_usage());
+        let u8_filter = matrix(vec![1, 1], ArrayData::U8(vec![1]));
+        assert!(run(f32s, u8_filter, "zero").unwrap_err().is_usage());
     }
 }

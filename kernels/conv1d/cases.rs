@@ -1,0 +1,693 @@
+//! Conv1d's conformance cases. Inputs are seeded by the case name. Random
+//! values are checked under the error bound; small integers and ones (whose
+//! every partial sum is exact in f32) are checked exactly, so dropped or
+//! repeated work shows.
+
+use super::plan::conv1d_f32;
+use super::plan::{conv1d_slice, geometry, loop_iterations, max_taps, Conv1dPlan, Conv1dVariant};
+use super::spec::{conv1d_bound, conv1d_reference, Conv1dSpec};
+use crate::op::{
+    compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
+    HostArray, Options, Verdict,
+};
+use rayon::prelude::*;
+use rosetta_core::{inputs, Backend, Buffer, Error, Result};
+use std::sync::Arc;
+
+const OP: &str = "conv1d";
+
+/// Largest signal of the `--quick` subset.
+const QUICK_MAX: usize = 70_000;
+
+/// A seeded generator: `(seed, len) -> values`.
+type Values = fn(u64, usize) -> Vec<f32>;
+
+/// Uniform in [-1, 1): checked under the bound.
+fn random(seed: u64, len: usize) -> Vec<f32> {
+    inputs::f32_values(seed, len)
+}
+
+/// Integers −4..=4: every partial sum exact for fewer than 2^20 taps.
+fn small_ints(seed: u64, len: usize) -> Vec<f32> {
+    inputs::u32_below(seed, len, 9)
+        .into_iter()
+        .map(|v| v as f32 - 4.0)
+        .collect()
+}
+
+/// A convolution of prepared values against the reference.
+struct Conv {
+    x: Vec<f32>,
+    taps: Vec<f32>,
+    variant: Option<Conv1dVariant>,
+    reference: Vec<Exact>,
+    /// Every partial sum is exact: compare exactly, not under the bound.
+    exact: bool,
+}
+
+impl Conv {
+    fn new(x: Vec<f32>, taps: Vec<f32>, variant: Option<Conv1dVariant>, exact: bool) -> Self {
+        let reference = conv1d_reference(&x, &taps);
+        Conv {
+            x,
+            taps,
+            variant,
+            reference,
+            exact,
+        }
+    }
+
+    /// All-ones signal and taps: output i counts the taps over the signal
+    /// (the reference without the O(len · taps) work).
+    fn ones(len: usize, taps: usize) -> Self {
+        let radius = taps / 2;
+        let reference = (0..len)
+            .into_par_iter()
+            .map(|i| {
+                let count = ((len + radius - i).min(taps) - radius.saturating_sub(i)) as f64;
+                Exact {
+                    value: count,
+                    abs: count,
+                }
+            })
+            .collect();
+        Conv {
+            x: vec![1.0; len],
+            taps: vec![1.0; taps],
+            variant: None,
+            reference,
+            exact: true,
+        }
+    }
+
+    fn compare(&self, got: &[f32]) -> Verdict {
+        let k = self.taps.len();
+        let exact = self.exact;
+        compare_bounded(got, &self.reference, |_, e| {
+            if exact {
+                0.0
+            } else {
+                conv1d_bound(k, e)
+            }
+        })
+    }
+}
+
+impl Check for Conv {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let got = conv1d_slice(ctx.backend, &self.x, &self.taps, self.variant)?;
+        Ok(self.compare(&got))
+    }
+}
+
+fn name(len: usize, taps: usize, label: &str, variant: Option<Conv1dVariant>) -> String {
+    let variant = variant
+        .map(|v| format!(" {}", v.name()))
+        .unwrap_or_default();
+    format!("conv1d n={len} taps={taps}{label}{variant}")
+}
+
+/// A case of `len` outputs and `taps` taps: signal and taps from generators,
+/// checked exactly when `exact`.
+#[allow(clippy::too_many_arguments)]
+fn case(
+    group: CaseGroup,
+    len: usize,
+    taps: usize,
+    label: &str,
+    signal: Values,
+    filter: Values,
+    exact: bool,
+    variant: Option<Conv1dVariant>,
+) -> Case {
+    let name = name(len, taps, label, variant);
+    let s = seed(&name);
+    let quick = len <= QUICK_MAX && len * taps <= 1 << 26;
+    Case::new(name, OP, group, quick, move || {
+        Conv::new(signal(s, len), filter(s ^ 1, taps), variant, exact)
+    })
+}
+
+/// Every conv1d case.
+pub fn cases() -> Vec<Case> {
+    let ops = CaseGroup::Ops;
+    let mut all = Vec::new();
+    // Lengths around the tile (256 · items) boundaries and primes; filters
+    // from 1 tap to more taps than samples.
+    for (len, taps) in [
+        (0, 1),
+        (0, 3),
+        (1, 1),
+        (1, 3),
+        (2, 5),
+        (17, 101),
+        (1_000, 1),
+        (1_000, 3),
+        (1_023, 9),
+        (1_025, 9),
+        (65_537, 31),
+        (4_099, 257),
+        (1_000_003, 9),
+    ] {
+        all.push(case(ops, len, taps, "", random, random, false, None));
+    }
+    // Every variant, forced, whatever the device would choose: ragged
+    // lengths, short signals under long filters, and exact sums.
+    for variant in Conv1dVariant::ALL {
+        for (len, taps) in [(3, 7), (4_099, 257), (70_001, 9)] {
+            all.push(case(
+                ops,
+                len,
+                taps,
+                "",
+                random,
+                random,
+                false,
+                Some(variant),
+            ));
+        }
+        all.push(case(
+            ops,
+            65_537,
+            63,
+            " small integers (exact)",
+            small_ints,
+            small_ints,
+            true,
+            Some(variant),
+        ));
+    }
+    all.push(case(
+        ops,
+        1_000_003,
+        101,
+        " small integers (exact)",
+        small_ints,
+        small_ints,
+        true,
+        None,
+    ));
+    all.push(
+        case(
+            ops,
+            100_003,
+            9,
+            " x10 bit-identical",
+            random,
+            random,
+            false,
+            None,
+        )
+        .repeated(10),
+    );
+    all.extend(limits_cases());
+    all.extend(error_cases());
+    all
+}
+
+/// The `limits` group: the most taps shared memory holds, long loops with
+/// exact sums, more than 65 535 workgroups, more than 2^31 elements, and
+/// every geometry against the loop budget.
+fn limits_cases() -> Vec<Case> {
+    let limits = CaseGroup::Limits;
+    let mut all = vec![
+        Case::new(
+            "conv1d taps as many as shared memory holds n=4099 (ones, exact)",
+            OP,
+            limits,
+            true,
+            || MaxTaps { over: false },
+        ),
+        Case::new(
+            "conv1d taps one more than shared memory holds (refused)",
+            OP,
+            limits,
+            true,
+            || MaxTaps { over: true },
+        ),
+    ];
+    // Long loops: all-ones signal and filter, so every interior output is
+    // the tap count, exactly; dropped iterations (llvmpipe stops loops
+    // silently) make them smaller. The larger one is what a grid-stride
+    // plan of a few hundred workgroups got wrong on lavapipe.
+    for (len, taps, quick) in [
+        (65_539, 2_047, true),
+        ((1 << 18) + 3, 1_025, false),
+        ((1 << 22) + 3, 4_097, false),
+    ] {
+        let name = name(len, taps, " ones (long loops, exact)", None);
+        let flops = 2 * len as u64 * taps as u64;
+        all.push(Case::new(name, OP, limits, quick, move || CpuSkip {
+            flops,
+            inner: Conv::ones(len, taps),
+        }));
+    }
+    all.push(Case::new(
+        "conv1d more than 65535 workgroups (items1, exact)",
+        OP,
+        limits,
+        false,
+        || ManyGroups,
+    ));
+    all.push(Case::new(
+        "conv1d n=2147483653 taps=3 (past 2^31, exact)",
+        OP,
+        limits,
+        false,
+        || Huge { len: (1 << 31) + 5 },
+    ));
+    all.push(Case::new(
+        "conv1d geometries keep every invocation within the loop budget",
+        OP,
+        limits,
+        true,
+        || GridBudget,
+    ));
+    all
+}
+
+/// Skipped on CPU-type devices when the work is over 2^33 flops (tens of
+/// seconds on two cores).
+struct CpuSkip<C> {
+    flops: u64,
+    inner: C,
+}
+
+impl<C: Check> Check for CpuSkip<C> {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        if ctx.backend.info().caps.device_type.is_cpu() && self.flops > 1 << 33 {
+            return Ok(Verdict::skip(format!(
+                "{:.1} GFLOP: too slow for a CPU-type device",
+                self.flops as f64 * 1e-9
+            )));
+        }
+        self.inner.run(ctx)
+    }
+}
+
+/// The most taps the device's shared memory (and loop budget) allows, all
+/// ones over a signal of ones, checked exactly; or one more, refused.
+struct MaxTaps {
+    over: bool,
+}
+
+impl Check for MaxTaps {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let caps = &ctx.backend.info().caps;
+        let max = max_taps(caps);
+        if max == 0 {
+            return Ok(Verdict::fail("not even one tap fits"));
+        }
+        let len = 4099;
+        if self.over {
+            let spec = Conv1dSpec {
+                len,
+                taps: max as usize + 2,
+            };
+            return Ok(match Conv1dPlan::new(ctx.backend, &spec) {
+                Ok(plan) => Verdict::fail(format!(
+                    "{} taps accepted ({}), one more than the {max} computed from the device's limits",
+                    max + 2,
+                    plan.variant().name()
+                )),
+                Err(Error::ExceedsLimit { what, .. }) => {
+                    Verdict::pass(format!("{} taps refused: {what}", max + 2))
+                }
+                Err(e) => Verdict::fail(format!("{} taps: got '{e}', expected ExceedsLimit", max + 2)),
+            });
+        }
+        let taps = max as usize;
+        let plan = Conv1dPlan::new(ctx.backend, &Conv1dSpec { len, taps })?;
+        let conv = Conv::ones(len, taps);
+        let got = conv1d_slice(ctx.backend, &conv.x, &conv.taps, Some(plan.variant()))?;
+        let mut v = conv.compare(&got);
+        if v.passed() {
+            v.detail = format!(
+                "{taps} taps ({}, workgroups of {}, {} loop iterations per invocation)",
+                plan.variant().name(),
+                plan.launch().group_size,
+                plan.geometry().loops
+            );
+        }
+        Ok(v)
+    }
+}
+
+/// x[i] = i mod 251, for signals generated on the fly.
+fn ramp(i: u64) -> f32 {
+    (i % 251) as f32
+}
+
+/// Taps [1, 2, 3] over the ramp: out[i] = x[i−1] + 2·x[i] + 3·x[i+1], zero
+/// outside, exact (at most 1500).
+fn ramp_output(i: u64, len: u64) -> f32 {
+    let at = |j: Option<u64>| j.filter(|&j| j < len).map_or(0.0, ramp);
+    at(i.checked_sub(1)) + 2.0 * at(Some(i)) + 3.0 * at(Some(i + 1))
+}
+
+const RAMP_TAPS: [f32; 3] = [1.0, 2.0, 3.0];
+
+/// More tiles than 65 535: the smallest tiles (`items1`) over a signal of
+/// 65 536 tiles and a bit, so the grid needs a second axis where the device
+/// allows 65 535 groups per axis.
+struct ManyGroups;
+
+impl Check for ManyGroups {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let gs = preferred_group_size(&ctx.backend.info().caps) as usize;
+        let len = 65_536 * gs + 3;
+        let spec = Conv1dSpec { len, taps: 3 };
+        let plan = Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Items1)?;
+        let x: Vec<f32> = (0..len as u64).into_par_iter().map(ramp).collect();
+        let input = Buffer::from_slice(ctx.backend, &x)?;
+        drop(x);
+        let filter = Buffer::from_slice(ctx.backend, &RAMP_TAPS)?;
+        let out = ctx.backend.alloc(spec.signal_bytes()?)?;
+        plan.encode(&input, &filter, &out)?;
+        let got: Vec<f32> = out.read(len)?;
+        let mut v = compare_generated(&got, 0, len as u64);
+        if v.passed() {
+            v.detail = format!(
+                "{} tiles on a grid of {:?}",
+                plan.geometry().tiles,
+                plan.launch().groups
+            );
+        }
+        Ok(v)
+    }
+}
+
+/// Compare outputs `from..` of the ramp convolution exactly.
+fn compare_generated(got: &[f32], from: u64, len: u64) -> Verdict {
+    let wrong = got
+        .par_iter()
+        .enumerate()
+        .filter(|&(i, &g)| g != ramp_output(from + i as u64, len))
+        .map(|(i, _)| i)
+        .min();
+    let mut v = match wrong {
+        None => Verdict::pass(""),
+        Some(i) => Verdict::fail(format!(
+            "output {}: got {}, expected {}",
+            from + i as u64,
+            got[i],
+            ramp_output(from + i as u64, len)
+        )),
+    };
+    v.fingerprint = crate::op::fingerprint(&got[..got.len().min(1 << 16)]);
+    v
+}
+
+/// More than 2^31 elements: u32 index arithmetic in every language. The
+/// signal is generated and checked in chunks; GPUs with room only.
+struct Huge {
+    len: u64,
+}
+
+impl Check for Huge {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let caps = &backend.info().caps;
+        let bytes = self.len * 4;
+        if caps.device_type.is_cpu() {
+            return Ok(Verdict::skip(format!(
+                "{} elements ({} GiB in and out) are too slow for a CPU-type device",
+                self.len,
+                (2 * bytes) >> 30
+            )));
+        }
+        if bytes > caps.max_buffer_bytes {
+            return Ok(Verdict::skip(format!(
+                "needs buffers of {bytes} bytes; the device allows {}",
+                caps.max_buffer_bytes
+            )));
+        }
+        if caps.memory_bytes > 0 && 2 * bytes + (bytes >> 2) > caps.memory_bytes {
+            return Ok(Verdict::skip(format!(
+                "needs {} MiB; the device has {} MiB",
+                (2 * bytes) >> 20,
+                caps.memory_bytes >> 20
+            )));
+        }
+        let spec = Conv1dSpec {
+            len: self.len as usize,
+            taps: 3,
+        };
+        let plan = Conv1dPlan::new(backend, &spec)?;
+        let input = backend.alloc(bytes)?;
+        const CHUNK: u64 = 1 << 24;
+        for start in (0..self.len).step_by(CHUNK as usize) {
+            let end = (start + CHUNK).min(self.len);
+            let x: Vec<f32> = (start..end).into_par_iter().map(ramp).collect();
+            backend.write(&input, start * 4, bytemuck::cast_slice(&x))?;
+        }
+        let filter = Buffer::from_slice(backend, &RAMP_TAPS)?;
+        let out = backend.alloc(bytes)?;
+        plan.encode(&input, &filter, &out)?;
+        drop(input);
+        read_and_compare(backend, &out, self.len)
+    }
+}
+
+/// Read `len` outputs in chunks and compare them with the ramp convolution.
+fn read_and_compare(backend: &Arc<dyn Backend>, out: &Buffer, len: u64) -> Result<Verdict> {
+    const CHUNK: u64 = 1 << 24;
+    let mut got = vec![0f32; CHUNK as usize];
+    for start in (0..len).step_by(CHUNK as usize) {
+        let end = (start + CHUNK).min(len);
+        let chunk = &mut got[..(end - start) as usize];
+        // Whole words: f32 outputs.
+        backend.read(out, start * 4, bytemuck::cast_slice_mut(chunk))?;
+        let v = compare_generated(chunk, start, len);
+        if !v.passed() {
+            return Ok(v);
+        }
+    }
+    Ok(Verdict::pass(format!("{len} outputs")))
+}
+
+/// Loop iterations of one invocation, counted from the kernels' loops as
+/// written (independently of the plan's own count): the taps load, and per
+/// tile the tile loop, the halo load, the taps × items products, the
+/// accumulators' set-up and stores.
+fn kernel_loops(taps: u64, items: u64, group_size: u64, tiles_per_group: u64) -> u64 {
+    let tile = group_size * items;
+    let per_tile = 1 + (tile + taps - 1).div_ceil(group_size) + taps * items + 2 * items;
+    taps.div_ceil(group_size) + tiles_per_group * per_tile
+}
+
+/// Every plan's geometry within the device's loop budget, for signals up to
+/// 2^32 − 1 and filters up to the most shared memory holds (no data: the
+/// geometry only).
+struct GridBudget;
+
+impl Check for GridBudget {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let caps = &ctx.backend.info().caps;
+        let budget = caps.loop_budget();
+        let most = max_taps(caps) as usize;
+        let mut checked = 0;
+        for len in [
+            1usize,
+            4099,
+            1 << 24,
+            (1 << 26) + 3,
+            (1 << 31) + 5,
+            u32::MAX as usize - (1 << 20),
+        ] {
+            for taps in [1usize, 9, 257, 4097, most] {
+                for v in Conv1dVariant::ALL {
+                    let spec = Conv1dSpec { len, taps };
+                    let g = match geometry(caps, &spec, v) {
+                        Ok(g) => g,
+                        // Refused is fine (typed, before running).
+                        Err(Error::ExceedsLimit { .. }) => continue,
+                        Err(e) => return Err(e),
+                    };
+                    let total = g.total_groups();
+                    let loops = kernel_loops(
+                        taps as u64,
+                        u64::from(g.items),
+                        u64::from(g.group_size),
+                        g.tiles.div_ceil(total),
+                    );
+                    debug_assert_eq!(
+                        loops,
+                        loop_iterations(
+                            taps as u64,
+                            g.items,
+                            g.group_size,
+                            g.tiles.div_ceil(total)
+                        )
+                    );
+                    if loops > budget {
+                        return Ok(Verdict::fail(format!(
+                            "n={len} taps={taps} ({}): {loops} loop iterations per invocation on a grid of {:?}, over the budget of {budget}",
+                            v.name(),
+                            g.groups
+                        )));
+                    }
+                    if g.groups.iter().zip(&caps.max_groups).any(|(g, m)| g > m) {
+                        return Ok(Verdict::fail(format!(
+                            "n={len} taps={taps} ({}): grid {:?} over the device's {:?}",
+                            v.name(),
+                            g.groups,
+                            caps.max_groups
+                        )));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        Ok(Verdict::pass(match caps.loop_limit {
+            Some(_) => format!("{checked} geometries within {budget} iterations per invocation"),
+            None => format!("{checked} geometries (no loop cap on this device)"),
+        }))
+    }
+}
+
+/// A call that must fail with a given typed error.
+struct Rejects {
+    expected: &'static str,
+    call: fn(&Context<'_>) -> Result<()>,
+    is_expected: fn(&Error) -> bool,
+}
+
+impl Check for Rejects {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        Ok(match (self.call)(ctx) {
+            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
+            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
+            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
+        })
+    }
+}
+
+fn vector(v: Vec<f32>) -> HostArray {
+    HostArray::vector(ArrayData::F32(v))
+}
+
+/// `rosetta run conv1d` with these arrays.
+fn cli(ctx: &Context<'_>, signal: HostArray, taps: HostArray) -> Result<()> {
+    super::cli::run(ctx.backend, &Options::default(), vec![signal, taps]).map(drop)
+}
+
+/// A plan for `len` outputs and `taps` taps, encoded with buffers of the
+/// given lengths (f32 values).
+fn encode_with(ctx: &Context<'_>, len: usize, taps: usize, sizes: [u64; 3]) -> Result<()> {
+    let plan = Conv1dPlan::new(ctx.backend, &Conv1dSpec { len, taps })?;
+    let [x, w, out] = sizes.map(|n| ctx.backend.alloc(n * 4));
+    plan.encode(&x?, &w?, &out?)
+}
+
+fn error_cases() -> Vec<Case> {
+    let rejects = |name: &str, expected, call, is_expected| {
+        Case::new(
+            format!("conv1d rejects {name}"),
+            OP,
+            CaseGroup::Errors,
+            true,
+            move || Rejects {
+                expected,
+                call,
+                is_expected,
+            },
+        )
+    };
+    let shape = |e: &Error| matches!(e, Error::ShapeMismatch(_));
+    let filter = |e: &Error| matches!(e, Error::InvalidFilter(_));
+    let limit = |e: &Error| matches!(e, Error::ExceedsLimit { .. });
+    vec![
+        rejects(
+            "an even filter",
+            "InvalidFilter",
+            |ctx| conv1d_f32(ctx.backend, &[1.0; 8], &[1.0, 2.0]).map(drop),
+            filter,
+        ),
+        rejects(
+            "an empty filter",
+            "InvalidFilter",
+            |ctx| conv1d_f32(ctx.backend, &[1.0; 8], &[]).map(drop),
+            filter,
+        ),
+        // Issue 10: `rosetta run conv1d` flattened a 2-D signal silently.
+        rejects(
+            "a 2-D signal (run)",
+            "ShapeMismatch",
+            |ctx| {
+                let matrix = HostArray::new(vec![4, 4], ArrayData::F32(vec![1.0; 16]))?;
+                cli(ctx, matrix, vector(vec![1.0; 3]))
+            },
+            shape,
+        ),
+        rejects(
+            "a 2-D filter (run)",
+            "ShapeMismatch",
+            |ctx| {
+                let matrix = HostArray::new(vec![1, 3], ArrayData::F32(vec![1.0; 3]))?;
+                cli(ctx, vector(vec![1.0; 16]), matrix)
+            },
+            shape,
+        ),
+        rejects(
+            "a uint8 signal (run)",
+            "InvalidArgument",
+            |ctx| {
+                cli(
+                    ctx,
+                    HostArray::vector(ArrayData::U8(vec![1; 8])),
+                    vector(vec![1.0]),
+                )
+            },
+            |e| matches!(e, Error::InvalidArgument(_)),
+        ),
+        rejects(
+            "a signal longer than a u32 counts",
+            "ExceedsLimit",
+            |ctx| {
+                Conv1dPlan::new(
+                    ctx.backend,
+                    &Conv1dSpec {
+                        len: 1 << 32,
+                        taps: 3,
+                    },
+                )
+                .map(drop)
+            },
+            limit,
+        ),
+        rejects(
+            "more taps than a u32 counts",
+            "ExceedsLimit",
+            |ctx| {
+                Conv1dPlan::new(
+                    ctx.backend,
+                    &Conv1dSpec {
+                        len: 8,
+                        taps: (1 << 32) + 1,
+                    },
+                )
+                .map(drop)
+            },
+            limit,
+        ),
+        rejects(
+            "a signal buffer shorter than its length",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, 1000, 3, [999, 3, 1000]),
+            shape,
+        ),
+        rejects(
+            "a taps buffer shorter than the filter",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, 1000, 9, [1000, 8, 1000]),
+            shape,
+        ),
+        rejects(
+            "an output buffer shorter than the signal",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, 1000, 3, [1000, 3, 999]),
+            shape,
+        ),
+    ]
+}

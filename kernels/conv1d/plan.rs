@@ -1,0 +1,494 @@
+//! The conv1d plan: one launch of the tiled kernel, with the tiling (variant)
+//! and grid chosen for the device.
+
+use super::spec::Conv1dSpec;
+use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use rosetta_core::{
+    check_limit, grid_2d, Backend, Buffer, Capabilities, Error, Kernel, Launch, Result,
+};
+use std::sync::Arc;
+
+/// How many outputs each invocation computes per tile (the tile is
+/// `GROUP_SIZE · items` outputs). Named as in reports, case names and the
+/// tuning cache. A variant is one kernel and its tiling; another kernel (wide
+/// loads, say) would be another variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conv1dVariant {
+    /// One output per invocation: the smallest tile, the longest filters.
+    Items1,
+    /// Two outputs per invocation.
+    Items2,
+    /// Four outputs per invocation (each tap read from shared memory once
+    /// for four outputs).
+    Items4,
+    /// Eight outputs per invocation.
+    Items8,
+}
+
+impl Conv1dVariant {
+    /// Every variant.
+    pub const ALL: [Conv1dVariant; 4] = [
+        Conv1dVariant::Items1,
+        Conv1dVariant::Items2,
+        Conv1dVariant::Items4,
+        Conv1dVariant::Items8,
+    ];
+
+    /// The order [`Conv1dPlan::new`] tries them in when nothing is tuned.
+    const DEFAULT_ORDER: [Conv1dVariant; 3] = [
+        Conv1dVariant::Items4,
+        Conv1dVariant::Items2,
+        Conv1dVariant::Items1,
+    ];
+
+    /// The name in reports, case names and the tuning cache.
+    pub fn name(self) -> &'static str {
+        match self {
+            Conv1dVariant::Items1 => "items1",
+            Conv1dVariant::Items2 => "items2",
+            Conv1dVariant::Items4 => "items4",
+            Conv1dVariant::Items8 => "items8",
+        }
+    }
+
+    /// The variant called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Every variant's name.
+    pub fn names() -> Vec<String> {
+        Self::ALL.iter().map(|v| v.name().to_string()).collect()
+    }
+
+    /// The kernel the variant launches (every variant so far is the tiled
+    /// kernel of `conv1d.*` with its own constants; a variant with another
+    /// kernel returns that one, and [`crate::op::Op::kernels`] lists it).
+    pub fn kernel(self) -> &'static std::sync::Arc<rosetta_core::KernelDef> {
+        super::kernel::kernel()
+    }
+
+    /// Outputs per invocation per tile (the kernel's `ITEMS`).
+    pub fn items(self) -> u32 {
+        match self {
+            Conv1dVariant::Items1 => 1,
+            Conv1dVariant::Items2 => 2,
+            Conv1dVariant::Items4 => 4,
+            Conv1dVariant::Items8 => 8,
+        }
+    }
+}
+
+/// The tuner's key: taps and length, each as a power-of-two class.
+pub fn tune_class(spec: &Conv1dSpec) -> String {
+    let log2 = |x: u64| 64 - (x.max(1) - 1).leading_zeros();
+    format!(
+        "taps<=2^{} n<=2^{}",
+        log2(spec.taps as u64),
+        log2(spec.len as u64)
+    )
+}
+
+/// Workgroups shrink to this size (not below) to fit long filters.
+const MIN_GROUP_SIZE: u32 = 32;
+
+/// Shared memory of one configuration, in bytes: the taps, then the halo
+/// tile of `group_size · items + taps − 1` values.
+pub fn shared_bytes(group_size: u32, items: u32, taps: u64) -> u64 {
+    (u64::from(group_size) * u64::from(items) + 2 * taps - 1) * 4
+}
+
+/// Loop iterations one invocation runs, counted generously (every loop of
+/// the kernel as written, nested loops multiplied): the taps load, and per
+/// tile the tile loop itself, the halo load, the `taps × items` products and
+/// the accumulator set-up and stores.
+pub fn loop_iterations(taps: u64, items: u32, group_size: u32, tiles_per_group: u64) -> u64 {
+    let (gs, items) = (u64::from(group_size), u64::from(items));
+    let halo = (gs * items + taps - 1).div_ceil(gs);
+    taps.div_ceil(gs) + tiles_per_group * (1 + halo + taps * items + 2 * items)
+}
+
+/// Launch geometry of one plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Invocations per workgroup.
+    pub group_size: u32,
+    /// Outputs per invocation per tile.
+    pub items: u32,
+    /// Tiles of `group_size · items` outputs.
+    pub tiles: u64,
+    /// The grid: one workgroup per tile, over x and then y.
+    pub groups: [u32; 3],
+    /// Loop iterations per invocation (see [`loop_iterations`]).
+    pub loops: u64,
+}
+
+impl Geometry {
+    /// Workgroups in the grid.
+    pub fn total_groups(&self) -> u64 {
+        self.groups.iter().map(|&g| u64::from(g)).product()
+    }
+
+    /// Shared memory, in bytes.
+    pub fn shared_bytes(&self, taps: u64) -> u64 {
+        shared_bytes(self.group_size, self.items, taps)
+    }
+}
+
+/// The geometry of `variant` for `spec` on a device, or the typed error that
+/// says why it cannot run there: the taps and halo tile must fit in shared
+/// memory (workgroups shrink to [`MIN_GROUP_SIZE`] first), the kernels' u32
+/// positions (up to `len + tile + taps`) must not wrap, and no invocation may
+/// loop more often than the device's loop budget allows (llvmpipe stops
+/// loops silently past its cap). One workgroup per tile, the grid split over
+/// x and y where the tiles outnumber `max_groups[0]`; the kernel strides
+/// over the flat tile index, so a grid smaller than the tiles still covers
+/// them (each group then loops over several).
+pub fn geometry(
+    caps: &Capabilities,
+    spec: &Conv1dSpec,
+    variant: Conv1dVariant,
+) -> Result<Geometry> {
+    spec.validate()?;
+    let n = u64::from(u32_param("conv1d signal length", spec.len as u64)?);
+    let taps = u64::from(u32_param("conv1d filter taps", spec.taps as u64)?);
+    let items = variant.items();
+    let max_shared = u64::from(caps.max_shared_bytes);
+    let mut group_size = preferred_group_size(caps);
+    let floor = MIN_GROUP_SIZE.min(group_size);
+    while shared_bytes(group_size, items, taps) > max_shared && group_size > floor {
+        group_size /= 2;
+    }
+    check_limit(
+        "conv1d shared memory (bytes) for the taps and the smallest halo tile",
+        shared_bytes(group_size, items, taps),
+        max_shared,
+    )?;
+    let tile = u64::from(group_size) * u64::from(items);
+    // Positions in the kernels are u32, offset by the radius: below
+    // n + tile + taps − 1.
+    check_limit(
+        "conv1d signal length + tile + taps (u32 positions)",
+        n + tile + taps,
+        u64::from(u32::MAX),
+    )?;
+    let tiles = n.div_ceil(tile).max(1);
+    let groups = grid_2d(tiles, caps).unwrap_or([caps.max_groups[0], caps.max_groups[1], 1]);
+    let total = groups.iter().map(|&g| u64::from(g)).product::<u64>();
+    // The kernels' flat tile index `t + groups` stays below 2^32.
+    check_limit("conv1d workgroups", total, 1 << 31)?;
+    let loops = loop_iterations(taps, items, group_size, tiles.div_ceil(total));
+    check_limit(
+        "conv1d loop iterations per invocation (the driver stops longer loops silently)",
+        loops,
+        caps.loop_budget(),
+    )?;
+    Ok(Geometry {
+        group_size,
+        items,
+        tiles,
+        groups,
+        loops,
+    })
+}
+
+/// The most taps any variant runs on a device with `caps` (shared memory and
+/// the loop budget decide): what the `limits` cases use.
+pub fn max_taps(caps: &Capabilities) -> u64 {
+    let fits = |taps: u64| {
+        let spec = Conv1dSpec {
+            len: 4099,
+            taps: taps as usize,
+        };
+        Conv1dVariant::ALL
+            .into_iter()
+            .any(|v| geometry(caps, &spec, v).is_ok())
+    };
+    // Largest odd count that fits: binary search over t with taps = 2t + 1.
+    let (mut lo, mut hi) = (0u64, u64::from(caps.max_shared_bytes) / 8 + 1);
+    if !fits(1) {
+        return 0;
+    }
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(2 * mid + 1) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    2 * lo + 1
+}
+
+/// A compiled conv1d: one launch.
+pub struct Conv1dPlan {
+    backend: Arc<dyn Backend>,
+    spec: Conv1dSpec,
+    variant: Conv1dVariant,
+    tuned: bool,
+    kernel: Kernel,
+    launch: Launch,
+    geometry: Geometry,
+}
+
+impl Conv1dPlan {
+    /// Plan with the tuned variant for this device and shape, or the first of
+    /// `items4`, `items2`, `items1` that fits the device.
+    pub fn new(backend: &Arc<dyn Backend>, spec: &Conv1dSpec) -> Result<Self> {
+        spec.validate()?;
+        let caps = &backend.info().caps;
+        let fits = |v: Conv1dVariant| geometry(caps, spec, v).is_ok();
+        let tuned = TuningCache::for_device(backend.info())
+            .lookup("conv1d", &tune_class(spec))
+            .and_then(|c| Conv1dVariant::from_name(&c.variant))
+            .filter(|&v| fits(v));
+        // Nothing fits: the last variant's error says why.
+        let default = Conv1dVariant::DEFAULT_ORDER
+            .into_iter()
+            .find(|&v| fits(v))
+            .unwrap_or(Conv1dVariant::Items1);
+        let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
+        plan.tuned = tuned.is_some();
+        Ok(plan)
+    }
+
+    /// Plan with a given variant (conformance forces each one). Limits are
+    /// checked before anything is built.
+    pub fn with_variant(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv1dSpec,
+        variant: Conv1dVariant,
+    ) -> Result<Self> {
+        let geometry = geometry(&backend.info().caps, spec, variant)?;
+        let taps = spec.taps as u64;
+        let launch = Launch {
+            groups: geometry.groups,
+            group_size: geometry.group_size,
+            // At most max_shared_bytes (a u32), checked in `geometry`.
+            shared_bytes: geometry.shared_bytes(taps) as u32,
+        };
+        let kernel = prepare_kernel(
+            backend,
+            variant.kernel(),
+            &[
+                ("GROUP_SIZE", geometry.group_size),
+                ("ITEMS", geometry.items),
+                ("TAPS", spec.taps as u32),
+            ],
+            &launch,
+        )?;
+        Ok(Conv1dPlan {
+            backend: Arc::clone(backend),
+            spec: *spec,
+            variant,
+            tuned: false,
+            kernel,
+            launch,
+            geometry,
+        })
+    }
+
+    /// What the plan convolves.
+    pub fn spec(&self) -> &Conv1dSpec {
+        &self.spec
+    }
+
+    /// The variant it runs.
+    pub fn variant(&self) -> Conv1dVariant {
+        self.variant
+    }
+
+    /// Whether the variant came from the tuning cache.
+    pub fn tuned(&self) -> bool {
+        self.tuned
+    }
+
+    /// The launch it enqueues.
+    pub fn launch(&self) -> &Launch {
+        &self.launch
+    }
+
+    /// Its geometry (tiles, grid, loop count).
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// Enqueue the convolution of the signal `x` (`len` f32) with `taps`
+    /// (`taps` f32) into `out` (`len` f32).
+    pub fn encode(&self, x: &Buffer, taps: &Buffer, out: &Buffer) -> Result<()> {
+        let backend = &self.backend;
+        let signal_bytes = self.spec.signal_bytes()?;
+        check_binding(backend, "conv1d signal", x, signal_bytes)?;
+        check_binding(backend, "conv1d taps", taps, self.spec.taps_bytes()?)?;
+        check_binding(backend, "conv1d output", out, signal_bytes)?;
+        if self.spec.len == 0 {
+            return Ok(());
+        }
+        // SAFETY: with n = len (checked to fit a u32, with n + tile + taps
+        // below 2^32, in `geometry`), the kernel reads x[i] only for i < n
+        // (positions are tested against n before the load), taps[j] for
+        // j < TAPS = spec.taps, and writes out[i] only for i < n; the three
+        // buffers hold at least that many f32 (checked above). Shared memory
+        // is indexed below TAPS + GROUP_SIZE·ITEMS + TAPS − 1 words, what
+        // `launch.shared_bytes` holds. Every loop is bounded (by TAPS, the
+        // halo tile, ITEMS, and the tile count), and the flat tile index
+        // stays below 2^32 (tiles < 2^27, workgroups <= 2^31).
+        unsafe {
+            backend.launch(
+                &self.kernel,
+                &self.launch,
+                &[x, taps, out],
+                &[self.spec.len as u32],
+            )
+        }
+    }
+}
+
+/// The convolution of `x` with `taps` on `backend`, with `variant` forced
+/// when given: one upload each, one download.
+pub fn conv1d_slice(
+    backend: &Arc<dyn Backend>,
+    x: &[f32],
+    taps: &[f32],
+    variant: Option<Conv1dVariant>,
+) -> Result<Vec<f32>> {
+    let spec = Conv1dSpec {
+        len: x.len(),
+        taps: taps.len(),
+    };
+    let plan = match variant {
+        Some(v) => Conv1dPlan::with_variant(backend, &spec, v)?,
+        None => Conv1dPlan::new(backend, &spec)?,
+    };
+    let input = Buffer::from_slice(backend, x)?;
+    let filter = Buffer::from_slice(backend, taps)?;
+    let out = backend.alloc(spec.signal_bytes()?)?;
+    plan.encode(&input, &filter, &out)?;
+    out.read(x.len())
+}
+
+/// Refuse names that are not variants (workloads and the tuner pass names).
+pub fn variant_named(name: &str) -> Result<Conv1dVariant> {
+    Conv1dVariant::from_name(name)
+        .ok_or_else(|| Error::InvalidArgument(format!("no conv1d variant '{name}'")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::DeviceType;
+
+    /// lavapipe-like: a loop cap, 32 KiB shared, 65 535 groups per axis.
+    fn lavapipe() -> Capabilities {
+        Capabilities {
+            device_type: DeviceType::Cpu,
+            max_shared_bytes: 32 << 10,
+            max_group_size: [1024, 1024, 1024],
+            max_group_invocations: 1024,
+            max_groups: [65_535, 65_535, 65_535],
+            subgroup_sizes: None,
+            subgroup_ops: false,
+            float_atomics: false,
+            timestamps: true,
+            max_buffer_bytes: 1 << 31,
+            memory_bytes: 0,
+            compute_units: 0,
+            loop_limit: Some(65_535),
+        }
+    }
+
+    #[test]
+    fn every_geometry_stays_within_the_loop_budget_or_is_refused() {
+        let caps = lavapipe();
+        let budget = caps.loop_budget();
+        for len in [
+            0usize,
+            1,
+            4099,
+            1 << 24,
+            (1 << 26) + 3,
+            u32::MAX as usize - 9000,
+        ] {
+            for taps in [1usize, 9, 257, 1025, 4097, 8191, 16_383, 65_535] {
+                for v in Conv1dVariant::ALL {
+                    let spec = Conv1dSpec { len, taps };
+                    match geometry(&caps, &spec, v) {
+                        Ok(g) => {
+                            assert!(g.loops <= budget, "{spec:?} {v:?}: {g:?}");
+                            assert!(g.total_groups() >= g.tiles.min(65_535 * 65_535));
+                            assert!(g.groups.iter().zip(&caps.max_groups).all(|(a, b)| a <= b));
+                            assert!(
+                                g.shared_bytes(taps as u64) <= u64::from(caps.max_shared_bytes)
+                            );
+                        }
+                        Err(Error::ExceedsLimit { .. }) => {}
+                        Err(e) => panic!("{spec:?} {v:?}: {e}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_signals_get_a_two_dimensional_grid() {
+        let caps = lavapipe();
+        let spec = Conv1dSpec {
+            len: 1 << 26,
+            taps: 9,
+        };
+        let g = geometry(&caps, &spec, Conv1dVariant::Items1).unwrap();
+        assert_eq!(g.tiles, 1 << 18);
+        assert_eq!(g.groups, [65_535, 5, 1]);
+        assert_eq!(g.loops, loop_iterations(9, 1, 256, 1));
+    }
+
+    #[test]
+    fn lengths_and_taps_past_u32_are_refused() {
+        let caps = lavapipe();
+        for (len, taps) in [
+            (1usize << 32, 3usize),
+            (u32::MAX as usize, 3),
+            (8, (1 << 32) + 1),
+        ] {
+            assert!(matches!(
+                geometry(&caps, &Conv1dSpec { len, taps }, Conv1dVariant::Items1),
+                Err(Error::ExceedsLimit { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn max_taps_fit_and_one_more_does_not() {
+        let caps = lavapipe();
+        let max = max_taps(&caps);
+        assert!(max % 2 == 1 && max > 1000, "{max}");
+        let fits = |taps: u64| {
+            Conv1dVariant::ALL.into_iter().any(|v| {
+                geometry(
+                    &caps,
+                    &Conv1dSpec {
+                        len: 4099,
+                        taps: taps as usize,
+                    },
+                    v,
+                )
+                .is_ok()
+            })
+        };
+        assert!(fits(max));
+        assert!(!fits(max + 2));
+        // The loop budget, not shared memory, limits a large-shared capped device.
+        let mut big = caps.clone();
+        big.max_shared_bytes = 1 << 20;
+        let max = max_taps(&big);
+        assert!(max <= big.loop_budget(), "{max}");
+        big.loop_limit = None;
+        assert!(max_taps(&big) > 100_000);
+    }
+}
+
+/// The same-size, zero-border cross-correlation of `x` with an odd filter
+/// `taps`, on `backend`: one upload each, one download.
+pub fn conv1d_f32(backend: &Arc<dyn Backend>, x: &[f32], taps: &[f32]) -> Result<Vec<f32>> {
+    conv1d_slice(backend, x, taps, None)
+}

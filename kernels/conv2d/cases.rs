@@ -1,0 +1,955 @@
+//! Conv2d's conformance cases. Inputs are seeded by the case name. Random
+//! values are checked under the error bound; small integers, u8 pixels under
+//! small integer filters, and ones (whose every partial sum is exact in f32)
+//! are checked exactly, so dropped or repeated work shows.
+
+use super::plan::{conv2d_f32, conv2d_u8};
+use super::plan::{
+    conv2d_slice, geometry, loop_iterations, max_square_filter, Conv2dPlan, Conv2dVariant,
+};
+use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
+use crate::op::{
+    compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
+    HostArray, Options, Verdict,
+};
+use rayon::prelude::*;
+use rosetta_core::{inputs, Backend, Buffer, Elem, Error, Result};
+use std::sync::Arc;
+
+const OP: &str = "conv2d";
+
+/// Largest image of the `--quick` subset (pixels).
+const QUICK_MAX: usize = 70_000;
+
+/// An image's pixels.
+enum Image {
+    F32(Vec<f32>),
+    U8(Vec<u8>),
+}
+
+impl Image {
+    fn elem(&self) -> Elem {
+        match self {
+            Image::F32(_) => Elem::F32,
+            Image::U8(_) => Elem::U8,
+        }
+    }
+}
+
+/// How a case's pixels are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pixels {
+    /// f32 uniform in [-1, 1).
+    Random,
+    /// f32 integers −4..=4.
+    SmallInts,
+    /// u8 over 0..=255.
+    Bytes,
+}
+
+impl Pixels {
+    fn make(self, seed: u64, len: usize) -> Image {
+        match self {
+            Pixels::Random => Image::F32(inputs::f32_values(seed, len)),
+            Pixels::SmallInts => Image::F32(small_ints(seed, len)),
+            Pixels::Bytes => Image::U8(
+                inputs::u32_below(seed, len, 256)
+                    .into_iter()
+                    .map(|v| v as u8)
+                    .collect(),
+            ),
+        }
+    }
+
+    fn elem(self) -> Elem {
+        match self {
+            Pixels::Bytes => Elem::U8,
+            _ => Elem::F32,
+        }
+    }
+}
+
+/// Integers −4..=4 as f32.
+fn small_ints(seed: u64, len: usize) -> Vec<f32> {
+    inputs::u32_below(seed, len, 9)
+        .into_iter()
+        .map(|v| v as f32 - 4.0)
+        .collect()
+}
+
+/// Integers −2..=2 as f32: with u8 pixels, every partial sum of a filter of
+/// up to 2^14 taps is an integer below 2^24, exact in f32.
+fn small_filter(seed: u64, len: usize) -> Vec<f32> {
+    inputs::u32_below(seed, len, 5)
+        .into_iter()
+        .map(|v| v as f32 - 2.0)
+        .collect()
+}
+
+/// A convolution of prepared values against the reference.
+struct Conv {
+    image: Image,
+    filter: Vec<f32>,
+    spec: Conv2dSpec,
+    variant: Option<Conv2dVariant>,
+    reference: Vec<Exact>,
+    /// Every partial sum is exact: compare exactly, not under the bound.
+    exact: bool,
+}
+
+impl Conv {
+    fn new(
+        image: Image,
+        filter: Vec<f32>,
+        spec: Conv2dSpec,
+        variant: Option<Conv2dVariant>,
+        exact: bool,
+    ) -> Self {
+        let reference = match &image {
+            Image::F32(v) => conv2d_reference(v, &filter, &spec),
+            Image::U8(v) => conv2d_reference(v, &filter, &spec),
+        };
+        Conv {
+            image,
+            filter,
+            spec,
+            variant,
+            reference,
+            exact,
+        }
+    }
+
+    /// An image of ones (f32 or u8) under a filter of ones: each output
+    /// counts the filter's taps over the image (every tap with the clamp
+    /// rule), exactly — the reference without the O(pixels · taps) work.
+    fn ones(spec: Conv2dSpec, elem: Elem) -> Self {
+        let pixels = spec.height * spec.width;
+        let inside = |at: usize, len: usize, k: usize| {
+            let r = k / 2;
+            ((len + r - at).min(k) - r.saturating_sub(at)) as f64
+        };
+        let width = spec.width.max(1);
+        let reference = (0..pixels)
+            .into_par_iter()
+            .map(|p| {
+                let count = match spec.border {
+                    Border::Clamp => (spec.kh * spec.kw) as f64,
+                    Border::Zero => {
+                        inside(p / width, spec.height, spec.kh)
+                            * inside(p % width, spec.width, spec.kw)
+                    }
+                };
+                Exact {
+                    value: count,
+                    abs: count,
+                }
+            })
+            .collect();
+        let image = match elem {
+            Elem::U8 => Image::U8(vec![1; pixels]),
+            _ => Image::F32(vec![1.0; pixels]),
+        };
+        Conv {
+            image,
+            filter: vec![1.0; spec.kh * spec.kw],
+            spec,
+            variant: None,
+            reference,
+            exact: true,
+        }
+    }
+
+    fn run_with(
+        &self,
+        backend: &Arc<dyn Backend>,
+        variant: Option<Conv2dVariant>,
+    ) -> Result<Verdict> {
+        let got = match &self.image {
+            Image::F32(v) => conv2d_slice(backend, v, &self.filter, &self.spec, variant)?,
+            Image::U8(v) => conv2d_slice(backend, v, &self.filter, &self.spec, variant)?,
+        };
+        let (spec, exact) = (self.spec, self.exact);
+        Ok(compare_bounded(&got, &self.reference, |_, e| {
+            if exact {
+                0.0
+            } else {
+                conv2d_bound(&spec, e)
+            }
+        }))
+    }
+}
+
+impl Check for Conv {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        self.run_with(ctx.backend, self.variant)
+    }
+}
+
+fn spec(height: usize, width: usize, kh: usize, kw: usize, border: Border) -> Conv2dSpec {
+    Conv2dSpec {
+        height,
+        width,
+        kh,
+        kw,
+        border,
+    }
+}
+
+fn name(spec: &Conv2dSpec, elem: Elem, label: &str, variant: Option<Conv2dVariant>) -> String {
+    let variant = variant
+        .map(|v| format!(" {}", v.name()))
+        .unwrap_or_default();
+    format!(
+        "conv2d {elem} {}x{} filter {}x{} {}{label}{variant}",
+        spec.height, spec.width, spec.kh, spec.kw, spec.border
+    )
+}
+
+/// A case: pixels and filter from generators, checked exactly when `exact`.
+fn case(
+    group: CaseGroup,
+    spec: Conv2dSpec,
+    pixels: Pixels,
+    filter: fn(u64, usize) -> Vec<f32>,
+    exact: bool,
+    label: &str,
+    variant: Option<Conv2dVariant>,
+) -> Case {
+    let name = name(&spec, pixels.elem(), label, variant);
+    let s = seed(&name);
+    let n = spec.height * spec.width;
+    let quick = n <= QUICK_MAX && n * spec.kh * spec.kw <= 1 << 24;
+    Case::new(name, OP, group, quick, move || {
+        Conv::new(
+            pixels.make(s, n),
+            filter(s ^ 1, spec.kh * spec.kw),
+            spec,
+            variant,
+            exact,
+        )
+    })
+}
+
+/// Every conv2d case.
+pub fn cases() -> Vec<Case> {
+    let ops = CaseGroup::Ops;
+    let random = inputs::f32_values;
+    let mut all = Vec::new();
+    for border in Border::ALL {
+        // f32 images: single pixels, single rows and columns, filters larger
+        // than the image, ragged tiles, long filters.
+        for (h, w, kh, kw) in [
+            (4, 0, 3, 3),
+            (1, 1, 1, 1),
+            (33, 65, 1, 1),
+            (33, 65, 3, 3),
+            (127, 255, 5, 5),
+            (64, 64, 7, 9),
+            (65, 31, 9, 7),
+            (5, 7, 15, 17),
+            (1, 300, 3, 5),
+            (301, 1, 5, 3),
+            (1_031, 1_033, 5, 5),
+            (97, 101, 31, 31),
+        ] {
+            all.push(case(
+                ops,
+                spec(h, w, kh, kw, border),
+                Pixels::Random,
+                random,
+                false,
+                "",
+                None,
+            ));
+        }
+        all.push(case(
+            ops,
+            spec(127, 255, 5, 5, border),
+            Pixels::SmallInts,
+            small_ints,
+            true,
+            " small integers (exact)",
+            None,
+        ));
+        // u8 images: widths and pixel counts of every residue mod 4 (the
+        // packed words' partial last word), random filters under the bound
+        // and small integer filters exactly.
+        for (h, w, kh, kw) in [
+            (0, 5, 3, 3),
+            (1, 1, 1, 1),
+            (1, 3, 3, 3),
+            (3, 5, 5, 3),
+            (7, 9, 3, 3),
+            (33, 67, 5, 5),
+            (127, 255, 5, 5),
+            (1_031, 1_033, 5, 5),
+        ] {
+            all.push(case(
+                ops,
+                spec(h, w, kh, kw, border),
+                Pixels::Bytes,
+                random,
+                false,
+                "",
+                None,
+            ));
+        }
+        for (h, w, kh, kw) in [
+            (1, 1, 1, 1),
+            (2, 3, 3, 3),
+            (5, 7, 3, 5),
+            (33, 67, 5, 5),
+            (65, 31, 9, 7),
+            (255, 257, 7, 7),
+            (1_031, 1_033, 5, 5),
+        ] {
+            all.push(case(
+                ops,
+                spec(h, w, kh, kw, border),
+                Pixels::Bytes,
+                small_filter,
+                true,
+                " small integer filter (exact)",
+                None,
+            ));
+        }
+    }
+    // Every variant, forced, whatever the device would choose: f32 and u8,
+    // both borders, images smaller than one tile.
+    for variant in Conv2dVariant::ALL {
+        let v = Some(variant);
+        all.push(case(
+            ops,
+            spec(67, 131, 5, 5, Border::Zero),
+            Pixels::Random,
+            random,
+            false,
+            "",
+            v,
+        ));
+        all.push(case(
+            ops,
+            spec(13, 9, 3, 3, Border::Clamp),
+            Pixels::Random,
+            random,
+            false,
+            "",
+            v,
+        ));
+        all.push(case(
+            ops,
+            spec(67, 131, 3, 7, Border::Clamp),
+            Pixels::Bytes,
+            small_filter,
+            true,
+            " small integer filter (exact)",
+            v,
+        ));
+        all.push(case(
+            ops,
+            spec(67, 131, 7, 3, Border::Zero),
+            Pixels::Bytes,
+            random,
+            false,
+            "",
+            v,
+        ));
+    }
+    all.push(
+        case(
+            ops,
+            spec(1_031, 1_033, 5, 5, Border::Zero),
+            Pixels::Random,
+            random,
+            false,
+            " x5 bit-identical",
+            None,
+        )
+        .repeated(5),
+    );
+    all.push(
+        case(
+            ops,
+            spec(1_031, 1_033, 5, 5, Border::Clamp),
+            Pixels::Bytes,
+            random,
+            false,
+            " x5 bit-identical",
+            None,
+        )
+        .repeated(5),
+    );
+    all.extend(limits_cases());
+    all.extend(error_cases());
+    all
+}
+
+/// The `limits` group: the largest filter shared memory holds, long loops
+/// with exact sums, more than 65 535 workgroups, more than 2^31 pixels, and
+/// every geometry against the loop budget.
+fn limits_cases() -> Vec<Case> {
+    let limits = CaseGroup::Limits;
+    let mut all = Vec::new();
+    for (border, elem) in [(Border::Zero, Elem::F32), (Border::Clamp, Elem::U8)] {
+        all.push(Case::new(
+            format!(
+                "conv2d {elem} 64x64 filter as large as shared memory holds {border} (ones, exact)"
+            ),
+            OP,
+            limits,
+            true,
+            move || MaxFilter {
+                border,
+                elem,
+                over: false,
+            },
+        ));
+    }
+    all.push(Case::new(
+        "conv2d filter one larger than shared memory holds (refused)",
+        OP,
+        limits,
+        true,
+        || MaxFilter {
+            border: Border::Zero,
+            elem: Elem::F32,
+            over: true,
+        },
+    ));
+    // Long loops: a 31 × 31 filter of ones over ones, every tile shape.
+    for variant in Conv2dVariant::ALL {
+        let s = spec(97, 101, 31, 31, Border::Zero);
+        all.push(Case::new(
+            name(&s, Elem::F32, " ones (long loops, exact)", Some(variant)),
+            OP,
+            limits,
+            true,
+            move || {
+                let mut conv = Conv::ones(s, Elem::F32);
+                conv.variant = Some(variant);
+                conv
+            },
+        ));
+    }
+    // More than 65 535 tiles along one axis (8 × 8 tiles): the grid goes on
+    // along y where the device allows 65 535 groups per axis.
+    let wide = spec(3, 8 * 65_536 + 5, 3, 3, Border::Zero);
+    let tall = spec(8 * 65_536 + 5, 3, 3, 3, Border::Clamp);
+    for (s, pixels) in [(wide, Pixels::SmallInts), (tall, Pixels::Bytes)] {
+        let case_name = name(
+            &s,
+            pixels.elem(),
+            " more than 65535 workgroups (exact)",
+            Some(Conv2dVariant::Tile8x8),
+        );
+        let seed = seed(&case_name);
+        all.push(Case::new(case_name, OP, limits, false, move || {
+            ManyGroups {
+                conv: Conv::new(
+                    pixels.make(seed, s.height * s.width),
+                    small_filter(seed ^ 1, 9),
+                    s,
+                    Some(Conv2dVariant::Tile8x8),
+                    true,
+                ),
+            }
+        }));
+    }
+    all.push(Case::new(
+        "conv2d u8 32771x65536 filter 3x3 clamp (past 2^31 pixels, exact)",
+        OP,
+        limits,
+        false,
+        || Huge {
+            height: 32_771,
+            width: 65_536,
+        },
+    ));
+    all.push(Case::new(
+        "conv2d geometries keep every invocation within the loop budget",
+        OP,
+        limits,
+        true,
+        || GridBudget,
+    ));
+    all
+}
+
+/// The largest square filter the device's shared memory (and loop budget)
+/// allows, ones over ones, checked exactly; or one larger, refused.
+struct MaxFilter {
+    border: Border,
+    elem: Elem,
+    over: bool,
+}
+
+impl Check for MaxFilter {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let k = max_square_filter(&ctx.backend.info().caps) as usize;
+        if k == 0 {
+            return Ok(Verdict::fail("not even a 1x1 filter fits"));
+        }
+        if self.over {
+            let s = spec(64, 64, k + 2, k + 2, self.border);
+            return Ok(match Conv2dPlan::new(ctx.backend, &s, self.elem) {
+                Ok(plan) => Verdict::fail(format!(
+                    "a {0}x{0} filter accepted ({1}), one larger than the {k}x{k} computed from the device's limits",
+                    k + 2,
+                    plan.variant().name()
+                )),
+                Err(Error::ExceedsLimit { what, .. }) => {
+                    Verdict::pass(format!("{0}x{0} refused: {what}", k + 2))
+                }
+                Err(e) => Verdict::fail(format!("{0}x{0}: got '{e}', expected ExceedsLimit", k + 2)),
+            });
+        }
+        let s = spec(64, 64, k, k, self.border);
+        let plan = Conv2dPlan::new(ctx.backend, &s, self.elem)?;
+        let conv = Conv::ones(s, self.elem);
+        let mut v = conv.run_with(ctx.backend, Some(plan.variant()))?;
+        if v.passed() {
+            v.detail = format!(
+                "{k}x{k} ({}, workgroups of {}, {} loop iterations per invocation)",
+                plan.variant().name(),
+                plan.launch().group_size,
+                plan.geometry().loops
+            );
+        }
+        Ok(v)
+    }
+}
+
+/// A case whose detail names the grid it ran on.
+struct ManyGroups {
+    conv: Conv,
+}
+
+impl Check for ManyGroups {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let mut v = self.conv.run(ctx)?;
+        if v.passed() {
+            let plan = Conv2dPlan::with_variant(
+                ctx.backend,
+                &self.conv.spec,
+                self.conv.image.elem(),
+                Conv2dVariant::Tile8x8,
+            )?;
+            let g = plan.geometry();
+            v.detail = format!("{:?} tiles on a grid of {:?}", g.tiles, g.groups);
+        }
+        Ok(v)
+    }
+}
+
+/// Pixel (y, x) of the generated u8 image.
+fn pattern(y: u64, x: u64) -> u8 {
+    ((y * 7 + x * 13) % 256) as u8
+}
+
+/// An asymmetric 3 × 3 filter (a flipped filter gives other sums).
+const PATTERN_FILTER: [f32; 9] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+
+/// Output (y, x) of the pattern under the filter, clamp border: exact (at
+/// most 255 · 45).
+fn pattern_output(y: u64, x: u64, height: u64, width: u64) -> f32 {
+    let mut sum = 0.0f32;
+    for i in 0..3u64 {
+        for j in 0..3u64 {
+            let sy = (y + i).saturating_sub(1).min(height - 1);
+            let sx = (x + j).saturating_sub(1).min(width - 1);
+            sum += PATTERN_FILTER[(i * 3 + j) as usize] * f32::from(pattern(sy, sx));
+        }
+    }
+    sum
+}
+
+/// More than 2^31 u8 pixels: u32 index arithmetic (pixel and word indices,
+/// the output index) in every language. Generated and checked in rows; GPUs
+/// with room only.
+struct Huge {
+    height: u64,
+    width: u64,
+}
+
+impl Check for Huge {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let caps = &backend.info().caps;
+        let (height, width) = (self.height, self.width);
+        let pixels = height * width;
+        let out_bytes = pixels * 4;
+        if caps.device_type.is_cpu() {
+            return Ok(Verdict::skip(format!(
+                "{pixels} pixels ({} GiB of output) are too slow for a CPU-type device",
+                out_bytes >> 30
+            )));
+        }
+        if out_bytes > caps.max_buffer_bytes {
+            return Ok(Verdict::skip(format!(
+                "needs an output buffer of {out_bytes} bytes; the device allows {}",
+                caps.max_buffer_bytes
+            )));
+        }
+        if caps.memory_bytes > 0 && pixels * 5 + (pixels >> 1) > caps.memory_bytes {
+            return Ok(Verdict::skip(format!(
+                "needs {} MiB; the device has {} MiB",
+                (pixels * 5) >> 20,
+                caps.memory_bytes >> 20
+            )));
+        }
+        let s = spec(height as usize, width as usize, 3, 3, Border::Clamp);
+        let plan = Conv2dPlan::new(backend, &s, Elem::U8)?;
+        let image = backend.alloc(pixels)?;
+        // Whole rows at a time (a row is a multiple of 4 bytes).
+        let rows = ((1u64 << 26) / width).max(1);
+        for y0 in (0..height).step_by(rows as usize) {
+            let y1 = (y0 + rows).min(height);
+            let bytes: Vec<u8> = (y0 * width..y1 * width)
+                .into_par_iter()
+                .map(|p| pattern(p / width, p % width))
+                .collect();
+            image.write_bytes(y0 * width, &bytes)?;
+        }
+        let filter = Buffer::from_slice(backend, &PATTERN_FILTER)?;
+        let out = backend.alloc(out_bytes)?;
+        plan.encode(&image, &filter, &out)?;
+        drop(image);
+        let mut got = vec![0f32; (rows * width) as usize];
+        for y0 in (0..height).step_by(rows as usize) {
+            let y1 = (y0 + rows).min(height);
+            let chunk = &mut got[..((y1 - y0) * width) as usize];
+            backend.read(&out, y0 * width * 4, bytemuck::cast_slice_mut(chunk))?;
+            let wrong = chunk
+                .par_iter()
+                .enumerate()
+                .map(|(i, &g)| (y0 * width + i as u64, g))
+                .find_first(|&(p, g)| g != pattern_output(p / width, p % width, height, width));
+            if let Some((p, g)) = wrong {
+                return Ok(Verdict::fail(format!(
+                    "output ({}, {}): got {g}, expected {}",
+                    p / width,
+                    p % width,
+                    pattern_output(p / width, p % width, height, width)
+                )));
+            }
+        }
+        Ok(Verdict::pass(format!(
+            "{pixels} outputs ({})",
+            plan.variant().name()
+        )))
+    }
+}
+
+/// Loop iterations of one invocation, counted from the kernels' loops as
+/// written (independently of the plan's own count): the filter load, and per
+/// tile the tile loop, the halo load, and for each of the invocation's
+/// outputs the filter rows, the products, the set-up and the store.
+fn kernel_loops(k: (u64, u64), tile: (u64, u64), group_size: u64, tiles_per_group: u64) -> u64 {
+    let ((kh, kw), (tw, th)) = (k, tile);
+    let rows = tw * th / group_size;
+    let halo = ((th + kh - 1) * (tw + kw - 1)).div_ceil(group_size);
+    let outputs = rows * (1 + kh + kh * kw + 1);
+    (kh * kw).div_ceil(group_size) + tiles_per_group * (1 + halo + outputs)
+}
+
+/// Every plan's geometry within the device's loop budget, for images up to
+/// 2^32 − 1 pixels and filters up to the largest shared memory holds (no
+/// data: the geometry only).
+struct GridBudget;
+
+impl Check for GridBudget {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let caps = &ctx.backend.info().caps;
+        let budget = caps.loop_budget();
+        let most = max_square_filter(caps) as usize;
+        let gs = u64::from(preferred_group_size(caps));
+        let mut checked = 0;
+        for (h, w) in [
+            (1, 1),
+            (8192, 8192),
+            (1, 1 << 24),
+            (1 << 24, 1),
+            (65_535, 65_537),
+        ] {
+            for k in [1, 5, 31, 63, most] {
+                for v in Conv2dVariant::ALL {
+                    for elem in [Elem::F32, Elem::U8] {
+                        let s = spec(h, w, k, k, Border::Clamp);
+                        let g = match geometry(caps, &s, elem, v) {
+                            Ok(g) => g,
+                            // Refused is fine (typed, before running).
+                            Err(Error::ExceedsLimit { .. }) => continue,
+                            Err(e) => return Err(e),
+                        };
+                        let per_group = (g.tiles[0] * g.tiles[1]).div_ceil(g.total_groups());
+                        let (tw, th) = (u64::from(g.tile.0), u64::from(g.tile.1));
+                        let loops = kernel_loops(
+                            (k as u64, k as u64),
+                            (tw, th),
+                            u64::from(g.group_size),
+                            per_group,
+                        );
+                        debug_assert_eq!(
+                            loops,
+                            loop_iterations((k as u64, k as u64), g.tile, g.group_size, per_group)
+                        );
+                        debug_assert!(u64::from(g.group_size) <= gs);
+                        if loops > budget {
+                            return Ok(Verdict::fail(format!(
+                                "{h}x{w} filter {k}x{k} ({}, {elem}): {loops} loop iterations per invocation on a grid of {:?}, over the budget of {budget}",
+                                v.name(),
+                                g.groups
+                            )));
+                        }
+                        if g.groups.iter().zip(&caps.max_groups).any(|(g, m)| g > m) {
+                            return Ok(Verdict::fail(format!(
+                                "{h}x{w} ({}): grid {:?} over the device's {:?}",
+                                v.name(),
+                                g.groups,
+                                caps.max_groups
+                            )));
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        Ok(Verdict::pass(match caps.loop_limit {
+            Some(_) => format!("{checked} geometries within {budget} iterations per invocation"),
+            None => format!("{checked} geometries (no loop cap on this device)"),
+        }))
+    }
+}
+
+/// A call that must fail with a given typed error.
+struct Rejects {
+    expected: &'static str,
+    call: fn(&Context<'_>) -> Result<()>,
+    is_expected: fn(&Error) -> bool,
+}
+
+impl Check for Rejects {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        Ok(match (self.call)(ctx) {
+            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
+            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
+            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
+        })
+    }
+}
+
+/// `rosetta run conv2d` with these arrays and border.
+fn cli(ctx: &Context<'_>, image: HostArray, filter: HostArray, border: &str) -> Result<()> {
+    super::cli::run(
+        ctx.backend,
+        &Options::new([("border", border)]),
+        vec![image, filter],
+    )
+    .map(drop)
+}
+
+fn matrix(rows: usize, cols: usize, data: ArrayData) -> Result<HostArray> {
+    HostArray::new(vec![rows, cols], data)
+}
+
+/// A 32 × 32 plan (pixels `elem`, 3 × 3 filter) encoded with buffers of
+/// `sizes` bytes.
+fn encode_with(ctx: &Context<'_>, elem: Elem, sizes: [u64; 3]) -> Result<()> {
+    let plan = Conv2dPlan::new(ctx.backend, &spec(32, 32, 3, 3, Border::Zero), elem)?;
+    let [image, filter, out] = sizes.map(|n| ctx.backend.alloc(n));
+    plan.encode(&image?, &filter?, &out?)
+}
+
+fn error_cases() -> Vec<Case> {
+    let rejects = |name: &str, expected, call, is_expected| {
+        Case::new(
+            format!("conv2d rejects {name}"),
+            OP,
+            CaseGroup::Errors,
+            true,
+            move || Rejects {
+                expected,
+                call,
+                is_expected,
+            },
+        )
+    };
+    let shape = |e: &Error| matches!(e, Error::ShapeMismatch(_));
+    let filter = |e: &Error| matches!(e, Error::InvalidFilter(_));
+    let argument = |e: &Error| matches!(e, Error::InvalidArgument(_));
+    vec![
+        rejects(
+            "an even filter width",
+            "InvalidFilter",
+            |ctx| {
+                conv2d_f32(
+                    ctx.backend,
+                    &[0.0; 16],
+                    &[0.0; 12],
+                    &spec(4, 4, 3, 4, Border::Zero),
+                )
+                .map(drop)
+            },
+            filter,
+        ),
+        rejects(
+            "an empty filter",
+            "InvalidFilter",
+            |ctx| conv2d_u8(ctx.backend, &[0; 16], &[], &spec(4, 4, 0, 3, Border::Clamp)).map(drop),
+            filter,
+        ),
+        // Issue 10: (2^63 + 9)(2^63 + 1) wraps to 9, and the filter ran as a
+        // 3x3 on every backend.
+        rejects(
+            "a filter shape whose size overflows (2^63+9 x 2^63+1, 9 values)",
+            "ShapeMismatch",
+            |ctx| {
+                let s = spec(4, 4, (1 << 63) + 9, (1 << 63) + 1, Border::Zero);
+                conv2d_f32(ctx.backend, &[1.0; 16], &[1.0; 9], &s).map(drop)
+            },
+            shape,
+        ),
+        rejects(
+            "a plan for a filter shape whose size overflows",
+            "ShapeMismatch",
+            |ctx| {
+                let s = spec(4, 4, (1 << 63) + 9, (1 << 63) + 1, Border::Zero);
+                Conv2dPlan::new(ctx.backend, &s, Elem::U8).map(drop)
+            },
+            shape,
+        ),
+        rejects(
+            "an image shape whose size overflows",
+            "ShapeMismatch",
+            |ctx| {
+                let s = spec(1 << 33, (1 << 31) + 1, 3, 3, Border::Zero);
+                conv2d_f32(ctx.backend, &[1.0; 16], &[1.0; 9], &s).map(drop)
+            },
+            shape,
+        ),
+        rejects(
+            "an image shorter than its shape",
+            "ShapeMismatch",
+            |ctx| {
+                conv2d_f32(
+                    ctx.backend,
+                    &[1.0; 15],
+                    &[1.0; 9],
+                    &spec(4, 4, 3, 3, Border::Zero),
+                )
+                .map(drop)
+            },
+            shape,
+        ),
+        rejects(
+            "a filter longer than its shape",
+            "ShapeMismatch",
+            |ctx| {
+                conv2d_u8(
+                    ctx.backend,
+                    &[1; 16],
+                    &[1.0; 10],
+                    &spec(4, 4, 3, 3, Border::Zero),
+                )
+                .map(drop)
+            },
+            shape,
+        ),
+        rejects(
+            "more pixels than a u32 indexes",
+            "ExceedsLimit",
+            |ctx| {
+                Conv2dPlan::new(
+                    ctx.backend,
+                    &spec(65_536, 65_536, 3, 3, Border::Zero),
+                    Elem::U8,
+                )
+                .map(drop)
+            },
+            |e| matches!(e, Error::ExceedsLimit { .. }),
+        ),
+        rejects(
+            "int32 pixels",
+            "InvalidArgument",
+            |ctx| {
+                Conv2dPlan::new(ctx.backend, &spec(4, 4, 3, 3, Border::Zero), Elem::I32).map(drop)
+            },
+            argument,
+        ),
+        rejects(
+            "a 1-D image (run)",
+            "ShapeMismatch",
+            |ctx| {
+                let image = HostArray::vector(ArrayData::F32(vec![1.0; 16]));
+                cli(
+                    ctx,
+                    image,
+                    matrix(3, 3, ArrayData::F32(vec![1.0; 9]))?,
+                    "zero",
+                )
+            },
+            shape,
+        ),
+        rejects(
+            "an int32 image (run)",
+            "InvalidArgument",
+            |ctx| {
+                let image = matrix(4, 4, ArrayData::I32(vec![1; 16]))?;
+                cli(
+                    ctx,
+                    image,
+                    matrix(3, 3, ArrayData::F32(vec![1.0; 9]))?,
+                    "zero",
+                )
+            },
+            argument,
+        ),
+        rejects(
+            "a uint8 filter (run)",
+            "InvalidArgument",
+            |ctx| {
+                let image = matrix(4, 4, ArrayData::U8(vec![1; 16]))?;
+                cli(ctx, image, matrix(3, 3, ArrayData::U8(vec![1; 9]))?, "zero")
+            },
+            argument,
+        ),
+        rejects(
+            "an unknown border (run)",
+            "InvalidArgument",
+            |ctx| {
+                let image = matrix(4, 4, ArrayData::F32(vec![1.0; 16]))?;
+                cli(
+                    ctx,
+                    image,
+                    matrix(3, 3, ArrayData::F32(vec![1.0; 9]))?,
+                    "wrap",
+                )
+            },
+            argument,
+        ),
+        rejects(
+            "an f32 image buffer shorter than its pixels",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, Elem::F32, [32 * 32 * 4 - 4, 36, 32 * 32 * 4]),
+            shape,
+        ),
+        rejects(
+            "a u8 image buffer shorter than its pixels",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, Elem::U8, [32 * 32 - 4, 36, 32 * 32 * 4]),
+            shape,
+        ),
+        rejects(
+            "a filter buffer shorter than the filter",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, Elem::F32, [32 * 32 * 4, 32, 32 * 32 * 4]),
+            shape,
+        ),
+        rejects(
+            "an output buffer shorter than the image",
+            "ShapeMismatch",
+            |ctx| encode_with(ctx, Elem::U8, [32 * 32, 36, 32 * 32 * 4 - 4]),
+            shape,
+        ),
+    ]
+}

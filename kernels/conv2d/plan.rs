@@ -1,0 +1,591 @@
+//! The conv2d plan: one launch of the tiled kernel, with the tile shape
+//! (variant) and grid chosen for the device.
+
+use super::spec::{check_image_elem, Conv2dSpec, Pixel};
+use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use rosetta_core::{
+    check_limit, grid_2d, Backend, Buffer, Capabilities, Elem, Element, Error, Kernel, Launch,
+    Result,
+};
+use std::sync::Arc;
+
+/// The output tile one workgroup computes, `TILE_W × TILE_H`. Named as in
+/// reports, case names and the tuning cache. A variant is one kernel and its
+/// tiling; another kernel (several outputs per invocation along x, wide
+/// loads) would be another variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conv2dVariant {
+    /// 32 × 32 outputs (4 per invocation with workgroups of 256).
+    Tile32x32,
+    /// 32 × 16 outputs.
+    Tile32x16,
+    /// 32 × 8 outputs.
+    Tile32x8,
+    /// 16 × 16 outputs.
+    Tile16x16,
+    /// 16 × 8 outputs.
+    Tile16x8,
+    /// 8 × 8 outputs: the smallest halo tile, the largest filters.
+    Tile8x8,
+}
+
+impl Conv2dVariant {
+    /// Every variant, largest tile first (the order [`Conv2dPlan::new`]
+    /// tries them in when nothing is tuned).
+    pub const ALL: [Conv2dVariant; 6] = [
+        Conv2dVariant::Tile32x32,
+        Conv2dVariant::Tile32x16,
+        Conv2dVariant::Tile32x8,
+        Conv2dVariant::Tile16x16,
+        Conv2dVariant::Tile16x8,
+        Conv2dVariant::Tile8x8,
+    ];
+
+    /// The name in reports, case names and the tuning cache.
+    pub fn name(self) -> &'static str {
+        match self {
+            Conv2dVariant::Tile32x32 => "tile32x32",
+            Conv2dVariant::Tile32x16 => "tile32x16",
+            Conv2dVariant::Tile32x8 => "tile32x8",
+            Conv2dVariant::Tile16x16 => "tile16x16",
+            Conv2dVariant::Tile16x8 => "tile16x8",
+            Conv2dVariant::Tile8x8 => "tile8x8",
+        }
+    }
+
+    /// The variant called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Every variant's name.
+    pub fn names() -> Vec<String> {
+        Self::ALL.iter().map(|v| v.name().to_string()).collect()
+    }
+
+    /// The kernel the variant launches (every variant so far is the tiled
+    /// kernel of `conv2d.*` with its own constants; a variant with another
+    /// kernel returns that one, and [`crate::op::Op::kernels`] lists it).
+    pub fn kernel(self) -> &'static std::sync::Arc<rosetta_core::KernelDef> {
+        super::kernel::kernel()
+    }
+
+    /// `(TILE_W, TILE_H)`.
+    pub fn tile(self) -> (u32, u32) {
+        match self {
+            Conv2dVariant::Tile32x32 => (32, 32),
+            Conv2dVariant::Tile32x16 => (32, 16),
+            Conv2dVariant::Tile32x8 => (32, 8),
+            Conv2dVariant::Tile16x16 => (16, 16),
+            Conv2dVariant::Tile16x8 => (16, 8),
+            Conv2dVariant::Tile8x8 => (8, 8),
+        }
+    }
+}
+
+/// Refuse names that are not variants (workloads and the tuner pass names).
+pub fn variant_named(name: &str) -> Result<Conv2dVariant> {
+    Conv2dVariant::from_name(name)
+        .ok_or_else(|| Error::InvalidArgument(format!("no conv2d variant '{name}'")))
+}
+
+/// The tuner's key: pixel type, filter shape and image size class.
+pub fn tune_class(spec: &Conv2dSpec, elem: Elem) -> String {
+    let pixels = (spec.height as u64).saturating_mul(spec.width as u64);
+    let log2 = 64 - (pixels.max(1) - 1).leading_zeros();
+    format!("{elem} {}x{} pixels<=2^{log2}", spec.kh, spec.kw)
+}
+
+/// Shared memory of one configuration, in bytes: the filter, then the halo
+/// tile of `(TILE_H + KH − 1) × (TILE_W + KW − 1)` values (saturating: the
+/// caller compares it with the device's limit).
+pub fn shared_bytes(tile: (u32, u32), kh: u64, kw: u64) -> u64 {
+    let halo = (u64::from(tile.1) + kh - 1).saturating_mul(u64::from(tile.0) + kw - 1);
+    kh.saturating_mul(kw).saturating_add(halo).saturating_mul(4)
+}
+
+/// Loop iterations one invocation runs, counted generously (every loop of
+/// the kernel as written, nested loops multiplied): the filter load, and per
+/// tile the tile loop itself, the halo load, and for each of its `rows`
+/// outputs the filter's rows and products plus set-up and store.
+pub fn loop_iterations(
+    (kh, kw): (u64, u64),
+    tile: (u32, u32),
+    group_size: u32,
+    tiles_per_group: u64,
+) -> u64 {
+    let gs = u64::from(group_size);
+    let (tw, th) = (u64::from(tile.0), u64::from(tile.1));
+    let rows = tw * th / gs;
+    let halo = ((th + kh - 1) * (tw + kw - 1)).div_ceil(gs);
+    (kh * kw).div_ceil(gs) + tiles_per_group * (1 + halo + rows * (kh * kw + kh + 2))
+}
+
+/// Launch geometry of one plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Invocations per workgroup (a multiple of `TILE_W` dividing the tile).
+    pub group_size: u32,
+    /// `(TILE_W, TILE_H)`.
+    pub tile: (u32, u32),
+    /// Tiles along x and y.
+    pub tiles: [u64; 2],
+    /// The grid: one workgroup per tile (flat index, x fastest), over x and
+    /// then y.
+    pub groups: [u32; 3],
+    /// Shared memory, in bytes.
+    pub shared_bytes: u32,
+    /// Loop iterations per invocation (see [`loop_iterations`]).
+    pub loops: u64,
+}
+
+impl Geometry {
+    /// Workgroups in the grid.
+    pub fn total_groups(&self) -> u64 {
+        self.groups.iter().map(|&g| u64::from(g)).product()
+    }
+
+    /// Outputs each invocation computes per tile.
+    pub fn rows(&self) -> u32 {
+        self.tile.0 * self.tile.1 / self.group_size
+    }
+}
+
+/// The geometry of `variant` for `spec` with `elem` pixels on a device, or
+/// the typed error that says why it cannot run there: every extent and the
+/// pixel count fit the kernels' u32 indices (positions up to `height +
+/// TILE_H + KH` must not wrap), the filter and halo tile fit in shared
+/// memory, and no invocation loops more often than the device's loop budget
+/// allows (llvmpipe stops loops silently past its cap). One workgroup per
+/// tile, the grid split over x and y where the tiles outnumber
+/// `max_groups[0]`; the kernel strides over the flat tile index, so a grid
+/// smaller than the tiles still covers them.
+pub fn geometry(
+    caps: &Capabilities,
+    spec: &Conv2dSpec,
+    elem: Elem,
+    variant: Conv2dVariant,
+) -> Result<Geometry> {
+    spec.validate()?;
+    check_image_elem(elem)?;
+    let height = u64::from(u32_param("conv2d image height", spec.height as u64)?);
+    let width = u64::from(u32_param("conv2d image width", spec.width as u64)?);
+    let kh = u64::from(u32_param("conv2d filter height", spec.kh as u64)?);
+    let kw = u64::from(u32_param("conv2d filter width", spec.kw as u64)?);
+    let max = u64::from(u32::MAX);
+    check_limit("conv2d image pixels (u32 indices)", height * width, max)?;
+    let tile = variant.tile();
+    let (tw, th) = (u64::from(tile.0), u64::from(tile.1));
+    check_limit(
+        "conv2d image height + tile + filter (u32 positions)",
+        height + th + kh,
+        max,
+    )?;
+    check_limit(
+        "conv2d image width + tile + filter (u32 positions)",
+        width + tw + kw,
+        max,
+    )?;
+    let group_size = preferred_group_size(caps).min(tile.0 * tile.1);
+    // Workgroups too small for the tile's width (a device limit).
+    if !group_size.is_multiple_of(tile.0) || !(tile.0 * tile.1).is_multiple_of(group_size) {
+        return Err(Error::ExceedsLimit {
+            what: "conv2d tile width (the workgroup must span it)",
+            requested: tw,
+            limit: u64::from(group_size),
+        });
+    }
+    let shared = shared_bytes(tile, kh, kw);
+    check_limit(
+        "conv2d shared memory (bytes) for the filter and the halo tile",
+        shared,
+        u64::from(caps.max_shared_bytes),
+    )?;
+    let tiles = [width.div_ceil(tw).max(1), height.div_ceil(th).max(1)];
+    let count = tiles[0] * tiles[1];
+    check_limit("conv2d tiles (u32 indices)", count, max)?;
+    let groups = grid_2d(count, caps).unwrap_or([caps.max_groups[0], caps.max_groups[1], 1]);
+    let total = groups.iter().map(|&g| u64::from(g)).product::<u64>();
+    // The kernels' flat tile index `t + groups` stays below 2^32.
+    check_limit("conv2d workgroups", total, 1 << 31)?;
+    check_limit(
+        "conv2d tiles + workgroups (u32 indices)",
+        count + total,
+        max,
+    )?;
+    let loops = loop_iterations((kh, kw), tile, group_size, count.div_ceil(total));
+    check_limit(
+        "conv2d loop iterations per invocation (the driver stops longer loops silently)",
+        loops,
+        caps.loop_budget(),
+    )?;
+    Ok(Geometry {
+        group_size,
+        tile,
+        tiles,
+        groups,
+        // At most max_shared_bytes, a u32 (checked above).
+        shared_bytes: shared as u32,
+        loops,
+    })
+}
+
+/// The largest odd square filter any variant runs on a device with `caps`
+/// (shared memory with the smallest tile, and the loop budget, decide):
+/// what the `limits` cases use. 0 if not even 1 × 1 fits.
+pub fn max_square_filter(caps: &Capabilities) -> u64 {
+    let fits = |k: u64| {
+        let spec = Conv2dSpec {
+            height: 64,
+            width: 64,
+            kh: k as usize,
+            kw: k as usize,
+            border: super::Border::Zero,
+        };
+        Conv2dVariant::ALL
+            .into_iter()
+            .any(|v| geometry(caps, &spec, Elem::F32, v).is_ok())
+    };
+    if !fits(1) {
+        return 0;
+    }
+    // Largest odd k = 2t + 1 that fits (k² words alone must fit).
+    let words = u64::from(caps.max_shared_bytes) / 4;
+    let (mut lo, mut hi) = (0u64, words.isqrt() / 2 + 1);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(2 * mid + 1) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    2 * lo + 1
+}
+
+/// A compiled conv2d: one launch.
+pub struct Conv2dPlan {
+    backend: Arc<dyn Backend>,
+    spec: Conv2dSpec,
+    elem: Elem,
+    variant: Conv2dVariant,
+    tuned: bool,
+    kernel: Kernel,
+    launch: Launch,
+    geometry: Geometry,
+}
+
+impl Conv2dPlan {
+    /// Plan for `elem` pixels (f32 or u8) with the tuned variant for this
+    /// device and shape, or the largest tile that fits the device.
+    pub fn new(backend: &Arc<dyn Backend>, spec: &Conv2dSpec, elem: Elem) -> Result<Self> {
+        spec.validate()?;
+        check_image_elem(elem)?;
+        let caps = &backend.info().caps;
+        let fits = |v: Conv2dVariant| geometry(caps, spec, elem, v).is_ok();
+        let tuned = TuningCache::for_device(backend.info())
+            .lookup("conv2d", &tune_class(spec, elem))
+            .and_then(|c| Conv2dVariant::from_name(&c.variant))
+            .filter(|&v| fits(v));
+        // Nothing fits: the smallest tile's error says why.
+        let default = Conv2dVariant::ALL
+            .into_iter()
+            .find(|&v| fits(v))
+            .unwrap_or(Conv2dVariant::Tile8x8);
+        let mut plan = Self::with_variant(backend, spec, elem, tuned.unwrap_or(default))?;
+        plan.tuned = tuned.is_some();
+        Ok(plan)
+    }
+
+    /// Plan with a given variant (conformance forces each one). Limits are
+    /// checked before anything is built.
+    pub fn with_variant(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv2dSpec,
+        elem: Elem,
+        variant: Conv2dVariant,
+    ) -> Result<Self> {
+        let geometry = geometry(&backend.info().caps, spec, elem, variant)?;
+        let launch = Launch {
+            groups: geometry.groups,
+            group_size: geometry.group_size,
+            shared_bytes: geometry.shared_bytes,
+        };
+        let kernel = prepare_kernel(
+            backend,
+            variant.kernel(),
+            &[
+                ("GROUP_SIZE", geometry.group_size),
+                ("TILE_W", geometry.tile.0),
+                ("TILE_H", geometry.tile.1),
+                ("KH", spec.kh as u32),
+                ("KW", spec.kw as u32),
+                ("BORDER", spec.border.code()),
+                ("ELEM", elem.code()),
+            ],
+            &launch,
+        )?;
+        Ok(Conv2dPlan {
+            backend: Arc::clone(backend),
+            spec: *spec,
+            elem,
+            variant,
+            tuned: false,
+            kernel,
+            launch,
+            geometry,
+        })
+    }
+
+    /// What the plan convolves.
+    pub fn spec(&self) -> &Conv2dSpec {
+        &self.spec
+    }
+
+    /// The image's pixel type (f32 or u8).
+    pub fn elem(&self) -> Elem {
+        self.elem
+    }
+
+    /// The variant it runs.
+    pub fn variant(&self) -> Conv2dVariant {
+        self.variant
+    }
+
+    /// Whether the variant came from the tuning cache.
+    pub fn tuned(&self) -> bool {
+        self.tuned
+    }
+
+    /// The launch it enqueues.
+    pub fn launch(&self) -> &Launch {
+        &self.launch
+    }
+
+    /// Its geometry (tiles, grid, loop count).
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// Enqueue the convolution of `image` (`height · width` pixels: f32, or
+    /// u8 packed four to a word) with `filter` (`kh · kw` f32, row-major)
+    /// into `out` (`height · width` f32, row-major).
+    pub fn encode(&self, image: &Buffer, filter: &Buffer, out: &Buffer) -> Result<()> {
+        let backend = &self.backend;
+        let spec = &self.spec;
+        check_binding(backend, "conv2d image", image, spec.image_bytes(self.elem)?)?;
+        check_binding(backend, "conv2d filter", filter, spec.filter_bytes()?)?;
+        check_binding(backend, "conv2d output", out, spec.out_bytes()?)?;
+        if spec.height == 0 || spec.width == 0 {
+            return Ok(());
+        }
+        // SAFETY: height and width fit a u32 with height · width < 2^32 and
+        // height + TILE_H + KH, width + TILE_W + KW below 2^32 (checked in
+        // `geometry`), so no position or index wraps. The kernel reads
+        // pixel p only for p < height · width: word p of an f32 image (which
+        // holds that many f32, checked above), or word p / 4 of a u8 image —
+        // below ceil(pixels / 4) words, inside the buffer's capacity (a
+        // multiple of 16 bytes, at least the `pixels` bytes checked above);
+        // reads filter[i] for i < KH · KW (checked above) and writes
+        // out[y · width + x] only for y < height, x < width (the output
+        // holds height · width f32, checked above). Shared memory is
+        // indexed below KH·KW + (TILE_H + KH − 1)(TILE_W + KW − 1) words,
+        // what `launch.shared_bytes` holds. Every loop is bounded (the
+        // filter, the halo tile, the tile count).
+        unsafe {
+            backend.launch(
+                &self.kernel,
+                &self.launch,
+                &[image, filter, out],
+                &[spec.height as u32, spec.width as u32],
+            )
+        }
+    }
+}
+
+/// The convolution of `image` (`P`: f32 or u8 pixels, row-major) with
+/// `filter` on `backend`, with `variant` forced when given: one upload each
+/// (u8 pixels as they are, four to a word), one download. Shapes are checked
+/// against the slices before anything is allocated.
+pub fn conv2d_slice<P: Pixel + Element>(
+    backend: &Arc<dyn Backend>,
+    image: &[P],
+    filter: &[f32],
+    spec: &Conv2dSpec,
+    variant: Option<Conv2dVariant>,
+) -> Result<Vec<f32>> {
+    spec.validate()?;
+    let (pixels, taps) = (spec.pixels()?, spec.filter_len()?);
+    if image.len() != pixels || filter.len() != taps {
+        return Err(Error::ShapeMismatch(format!(
+            "a {}x{} image and a {}x{} filter need {pixels} pixels and {taps} filter values, got {} and {}",
+            spec.height,
+            spec.width,
+            spec.kh,
+            spec.kw,
+            image.len(),
+            filter.len()
+        )));
+    }
+    let plan = match variant {
+        Some(v) => Conv2dPlan::with_variant(backend, spec, P::ELEM, v)?,
+        None => Conv2dPlan::new(backend, spec, P::ELEM)?,
+    };
+    let input = Buffer::from_slice(backend, image)?;
+    let weights = Buffer::from_slice(backend, filter)?;
+    let out = backend.alloc(spec.out_bytes()?)?;
+    plan.encode(&input, &weights, &out)?;
+    out.read(pixels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Border;
+    use super::*;
+    use rosetta_core::DeviceType;
+
+    /// lavapipe-like: a loop cap, 32 KiB shared, 65 535 groups per axis.
+    fn lavapipe() -> Capabilities {
+        Capabilities {
+            device_type: DeviceType::Cpu,
+            max_shared_bytes: 32 << 10,
+            max_group_size: [1024, 1024, 1024],
+            max_group_invocations: 1024,
+            max_groups: [65_535, 65_535, 65_535],
+            subgroup_sizes: None,
+            subgroup_ops: false,
+            float_atomics: false,
+            timestamps: true,
+            max_buffer_bytes: 1 << 31,
+            memory_bytes: 0,
+            compute_units: 0,
+            loop_limit: Some(65_535),
+        }
+    }
+
+    fn spec(height: usize, width: usize, k: usize) -> Conv2dSpec {
+        Conv2dSpec {
+            height,
+            width,
+            kh: k,
+            kw: k,
+            border: Border::Clamp,
+        }
+    }
+
+    #[test]
+    fn every_geometry_stays_within_the_loop_budget_or_is_refused() {
+        let caps = lavapipe();
+        let budget = caps.loop_budget();
+        for (h, w) in [
+            (1, 1),
+            (8192, 8192),
+            (1, 1 << 24),
+            (1 << 24, 1),
+            (65_536, 65_535),
+        ] {
+            for k in [1, 5, 31, 49, 61, 63, 85, 127] {
+                for v in Conv2dVariant::ALL {
+                    for elem in [Elem::F32, Elem::U8] {
+                        match geometry(&caps, &spec(h, w, k), elem, v) {
+                            Ok(g) => {
+                                assert!(g.loops <= budget, "{h}x{w} {k} {v:?}: {g:?}");
+                                assert!(g.total_groups() >= g.tiles[0] * g.tiles[1]);
+                                assert!(g.groups.iter().zip(&caps.max_groups).all(|(a, b)| a <= b));
+                                assert!(g.shared_bytes <= caps.max_shared_bytes);
+                            }
+                            Err(Error::ExceedsLimit { .. }) => {}
+                            Err(e) => panic!("{h}x{w} {k} {v:?}: {e}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wide_and_tall_images_get_a_two_dimensional_grid() {
+        let caps = lavapipe();
+        let g = geometry(
+            &caps,
+            &spec(1, 8 * 65_536 + 5, 3),
+            Elem::F32,
+            Conv2dVariant::Tile8x8,
+        )
+        .unwrap();
+        assert_eq!(g.tiles, [65_537, 1]);
+        assert_eq!(g.groups, [65_535, 2, 1]);
+        let g = geometry(
+            &caps,
+            &spec(8 * 65_536 + 5, 1, 3),
+            Elem::U8,
+            Conv2dVariant::Tile8x8,
+        )
+        .unwrap();
+        assert_eq!(g.tiles, [1, 65_537]);
+        assert_eq!(g.groups, [65_535, 2, 1]);
+    }
+
+    #[test]
+    fn shapes_past_u32_indices_are_refused() {
+        let caps = lavapipe();
+        for s in [
+            spec(65_536, 65_536, 3),
+            spec(1 << 32, 1, 3),
+            spec(u32::MAX as usize - 10, 1, 3),
+        ] {
+            assert!(matches!(
+                geometry(&caps, &s, Elem::U8, Conv2dVariant::Tile8x8),
+                Err(Error::ExceedsLimit { .. })
+            ));
+        }
+        // The filter shape that wraps to 9 values is refused before anything.
+        let wraps = Conv2dSpec {
+            kh: (1 << 63) + 9,
+            kw: (1 << 63) + 1,
+            ..spec(4, 4, 1)
+        };
+        assert!(matches!(
+            geometry(&caps, &wraps, Elem::F32, Conv2dVariant::Tile8x8),
+            Err(Error::ShapeMismatch(_))
+        ));
+        assert!(geometry(&caps, &spec(4, 4, 3), Elem::I32, Conv2dVariant::Tile8x8).is_err());
+    }
+
+    #[test]
+    fn max_filter_fits_and_one_larger_does_not() {
+        let caps = lavapipe();
+        let k = max_square_filter(&caps) as usize;
+        assert!(k % 2 == 1 && k >= 31, "{k}");
+        let fits = |k: usize| {
+            Conv2dVariant::ALL
+                .into_iter()
+                .any(|v| geometry(&caps, &spec(64, 64, k), Elem::F32, v).is_ok())
+        };
+        assert!(fits(k));
+        assert!(!fits(k + 2));
+    }
+}
+
+/// The same-size 2-D cross-correlation of a row-major `height × width` f32
+/// image with a row-major odd `kh × kw` filter, on `backend`.
+pub fn conv2d_f32(
+    backend: &Arc<dyn Backend>,
+    image: &[f32],
+    filter: &[f32],
+    spec: &Conv2dSpec,
+) -> Result<Vec<f32>> {
+    conv2d_slice(backend, image, filter, spec, None)
+}
+
+/// The same-size 2-D cross-correlation of a row-major `height × width` u8
+/// image (uploaded as it is, four pixels to a word) with a row-major odd
+/// `kh × kw` f32 filter, on `backend`; f32 output.
+pub fn conv2d_u8(
+    backend: &Arc<dyn Backend>,
+    image: &[u8],
+    filter: &[f32],
+    spec: &Conv2dSpec,
+) -> Result<Vec<f32>> {
+    conv2d_slice(backend, image, filter, spec, None)
+}
