@@ -45,6 +45,8 @@ pub use rosetta_core::{
     Access, Api, Capabilities, Clock, DeviceInfo, DeviceType, Elem, Element, KernelDef, KernelSpec,
     Language, Launch,
 };
+pub use rosetta_kernels::conv1d::Conv1dSpec;
+pub use rosetta_kernels::conv2d::{Border, Conv2dSpec};
 pub use rosetta_kernels::matmul::MatmulSpec;
 pub use rosetta_kernels::reduce::ReduceOp;
 pub use rosetta_kernels::scan::ScanSpec;

@@ -35,9 +35,13 @@ const MAX_DEPTH: usize = 16;
 /// The element types rosetta reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dtype {
+    /// `<f4`
     F32,
+    /// `<i4`
     I32,
+    /// `<u4`
     U32,
+    /// `|u1`
     U8,
 }
 

@@ -7,6 +7,8 @@ use crate::device::Device;
 use crate::error::Result;
 use rosetta_core::Element;
 use rosetta_kernels::reduce::{self, ReduceOp, ReducePlan, ReduceSpec};
+use rosetta_kernels::conv1d::{self, Conv1dPlan, Conv1dSpec};
+use rosetta_kernels::conv2d::{self, Conv2dPlan, Conv2dSpec};
 use rosetta_kernels::matmul::{self, MatmulPlan, MatmulSpec};
 use rosetta_kernels::scan::{self, ScanPlan, ScanSpec};
 
@@ -57,10 +59,69 @@ impl DeviceBuffer<f32> {
     }
 }
 
+impl DeviceBuffer<f32> {
+    /// Same-size, zero-border 1-D cross-correlation with an odd filter
+    /// (`taps`, not flipped, centred), on the device: a new buffer of this
+    /// one's length. Per output within γ_k·Σ|x||w|.
+    pub fn conv1d(&self, taps: &DeviceBuffer<f32>) -> Result<DeviceBuffer<f32>> {
+        self.same_device(taps)?;
+        let spec = Conv1dSpec { len: self.len(), taps: taps.len() };
+        let plan = Conv1dPlan::new(self.backend(), &spec)?;
+        let out = DeviceBuffer::zeros(self.backend(), self.len())?;
+        plan.encode(self.raw(), taps.raw(), out.raw())?;
+        Ok(out)
+    }
+}
+
+impl<T: Element> DeviceBuffer<T> {
+    /// Same-size 2-D cross-correlation of this buffer as a row-major
+    /// `height × width` image (f32 or u8 pixels) with a row-major odd
+    /// `kh × kw` f32 filter, on the device: a new f32 image. Per output
+    /// within γ_k·Σ|x||w|.
+    pub fn conv2d(&self, filter: &DeviceBuffer<f32>, spec: &Conv2dSpec) -> Result<DeviceBuffer<f32>> {
+        self.same_device(filter)?;
+        spec.validate()?;
+        let pixels = spec.pixels()?;
+        check_len("image", self.len(), pixels)?;
+        check_len("filter", filter.len(), spec.filter_len()?)?;
+        let plan = Conv2dPlan::new(self.backend(), spec, T::ELEM)?;
+        let out = DeviceBuffer::zeros(self.backend(), pixels)?;
+        plan.encode(self.raw(), filter.raw(), out.raw())?;
+        Ok(out)
+    }
+}
+
+/// A shape mismatch unless a buffer holds what its spec says.
+fn check_len(what: &str, len: usize, expected: usize) -> Result<()> {
+    if len != expected {
+        return Err(rosetta_core::Error::ShapeMismatch(format!(
+            "{what} has {len} elements, its shape says {expected}"
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 impl Device {
     /// Sum, min or max of `x` (see [`DeviceBuffer::reduce`]).
     pub fn reduce<T: Element>(&self, x: &[T], op: ReduceOp) -> Result<T> {
         Ok(reduce::reduce_slice(self.backend(), x, op)?)
+    }
+
+    /// 1-D convolution of `x` with `taps` (see [`DeviceBuffer::conv1d`]).
+    pub fn conv1d(&self, x: &[f32], taps: &[f32]) -> Result<Vec<f32>> {
+        Ok(conv1d::conv1d_f32(self.backend(), x, taps)?)
+    }
+
+    /// 2-D convolution of an f32 image (see [`DeviceBuffer::conv2d`]).
+    pub fn conv2d(&self, image: &[f32], filter: &[f32], spec: &Conv2dSpec) -> Result<Vec<f32>> {
+        Ok(conv2d::conv2d_f32(self.backend(), image, filter, spec)?)
+    }
+
+    /// 2-D convolution of a u8 image, f32 output (see
+    /// [`DeviceBuffer::conv2d`]).
+    pub fn conv2d_u8(&self, image: &[u8], filter: &[f32], spec: &Conv2dSpec) -> Result<Vec<f32>> {
+        Ok(conv2d::conv2d_u8(self.backend(), image, filter, spec)?)
     }
 
     /// `C = A·B` for row-major `A (m×k)` and `B (k×n)` (see

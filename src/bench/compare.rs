@@ -3,33 +3,44 @@
 use super::result::{BenchReport, BenchResult, Status, SCHEMA};
 use serde::Serialize;
 
+/// How a result moved against its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Change {
+    /// Faster by more than the noise threshold.
     Faster,
+    /// Slower by more than the noise threshold.
     Slower,
+    /// Within the noise.
     Same,
 }
 
 /// One result next to its baseline.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
+    /// The device (its id in the current run).
     pub device: String,
+    /// The workload's label.
     pub label: String,
+    /// The baseline's median time.
     pub baseline_s: f64,
+    /// The current median time.
     pub current_s: f64,
     /// current / baseline median time.
     pub ratio: f64,
     /// The larger relative spread of the two, the noise threshold.
     pub threshold: f64,
+    /// The verdict.
     pub change: Change,
 }
 
 /// A report that cannot be compared, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompareError {
+    /// The baseline file cannot be compared with.
     #[error("baseline: {0}")]
     Baseline(String),
+    /// This run's results cannot be compared.
     #[error("this run: {0}")]
     Current(String),
 }

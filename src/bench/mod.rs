@@ -28,7 +28,7 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 use rosetta_core::{Clock, DeviceInfo};
-use rosetta_kernels::op::{Metric, Size, Workload};
+use rosetta_kernels::op::{Size, Workload};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 

@@ -140,7 +140,7 @@ pub fn all_cases() -> Vec<Case> {
         .iter()
         .flat_map(|op| op.cases())
         .collect();
-    cases.extend(crate::litmus::cases());
+    cases.extend(rosetta_kernels::litmus::cases());
     cases
 }
 

@@ -1,90 +1,120 @@
 //! The report's charts, drawn with plotters' SVG backend into strings that
-//! the HTML page inlines (no scripts, no fonts, no external files: the SVG
+//! the page inlines (no scripts, no fonts, no external files: the SVG
 //! backend writes `<text>` elements and the browser picks the font).
 //!
-//! - [`op_charts`]: one horizontal bar chart per op, one bar per device, for
-//!   the op's headline workload (the largest of its results on that device):
-//!   GB/s for the memory-bound ops, GFLOP/s for convolution and matmul.
-//! - [`size_charts`]: one line chart per series measured at two or more
-//!   sizes (the reduce sweep), one line per device over a log₂ size axis,
-//!   with each device's copy bandwidth as a dashed reference line.
+//! A chart draws [`Series`]: one per device of one machine. What a value is
+//! comes from each result's own `metric` (GB/s, GFLOP/s, or the median time
+//! for latency-bound workloads), never from the op's name.
 //!
-//! Only [`Status::Ok`] results with a finite, positive rate are drawn; a
-//! headline that failed is written in red where its bar would be. Results
-//! timed with the host clock get a lighter bar and a "host clock" note.
-//! Nothing here panics on odd content: empty reports, failed results, NaN or
-//! infinite rates all end up as "no data" rather than as a chart error.
+//! - [`bar_charts`]: per op and metric, one bar per series: its largest
+//!   workload of that op with that metric. Bars of one physical device sit
+//!   together, between thin rules.
+//! - [`size_charts`]: per op, workload series and metric measured at two or
+//!   more sizes, one line per series over a log₂ size axis; bandwidth charts
+//!   carry each series' copy bandwidth as a dashed line (its roofline).
+//!
+//! Only `ok` results with a finite, positive value are drawn; a headline
+//! that failed is written in red where its bar would be; host-clock results
+//! are drawn lighter. Nothing here panics on odd content: empty input, failed
+//! results, NaN or infinite rates end up as "no data", not as an error.
 
-use crate::bench::{BenchReport, BenchResult, Status};
+use crate::bench::{BenchResult, Status};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rosetta_core::Clock;
-#[cfg(test)]
-use rosetta_kernels::op::Metric as WorkloadMetric;
+use rosetta_kernels::op::{Metric, Op};
 
-/// One chart: its title (for the page's headings and alt text) and SVG.
+/// One chart: its title (headings, alt text) and SVG.
 #[derive(Debug, Clone)]
 pub struct Chart {
+    /// The title.
     pub title: String,
+    /// The SVG document.
     pub svg: String,
 }
 
-/// What a chart's values are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// GB/s: the least bytes the op must move over the median device time.
-    Bandwidth,
-    /// GFLOP/s: 2 per multiply-add over the median device time.
-    Flops,
+/// One device of one machine, as charts draw it.
+#[derive(Debug, Clone)]
+pub struct Series<'a> {
+    /// The label (`api:index`, with the machine's label on merged reports).
+    pub label: String,
+    /// The device's name.
+    pub name: String,
+    /// The API (the colour).
+    pub api: String,
+    /// Which series of its API this is (the shade).
+    pub shade: usize,
+    /// Its physical device (series of one are drawn together).
+    pub group: usize,
+    /// Its results.
+    pub results: Vec<&'a BenchResult>,
 }
 
-impl Metric {
-    /// The chart metric of a workload's declared metric (latency-bound
-    /// workloads are charted by bandwidth too, next to their times).
-    pub fn of(metric: rosetta_kernels::op::Metric) -> Metric {
-        match metric {
-            rosetta_kernels::op::Metric::Flops => Metric::Flops,
-            _ => Metric::Bandwidth,
-        }
-    }
+/// The unit of a metric's values on a chart, and the factor from the
+/// result's number (GB/s, GFLOP/s, seconds) to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// `GB/s`, `GFLOP/s`, `µs`, `ms` or `s`.
+    pub unit: &'static str,
+    /// Multiply a value by this.
+    pub factor: f64,
+}
 
-    /// The metric an op's results declare (the first result's).
-    pub fn of_op(bench: &BenchReport, op: &str) -> Metric {
-        bench
-            .results
-            .iter()
-            .find(|r| r.op == op)
-            .map(|r| Metric::of(r.metric))
-            .unwrap_or(Metric::Bandwidth)
-    }
-
-    /// The unit shown on axes.
-    pub fn unit(self) -> &'static str {
-        match self {
-            Metric::Bandwidth => "GB/s",
-            Metric::Flops => "GFLOP/s",
-        }
-    }
-
-    /// The result's rate in this metric, if it is a drawable number.
-    pub fn value(self, r: &BenchResult) -> Option<f64> {
-        if r.status != Status::Ok {
-            return None;
-        }
-        let v = match self {
-            Metric::Bandwidth => r.gbps,
-            Metric::Flops => r.gflops,
-        }?;
-        // Finite, positive and below any real device (1e15 GB/s): axes stay sane.
-        (v.is_finite() && v > 0.0 && v < 1e15).then_some(v)
+/// The scale for `metric` with values up to `max` (in the result's unit).
+pub fn scale(metric: Metric, max: f64) -> Scale {
+    match metric {
+        Metric::Bandwidth => Scale {
+            unit: "GB/s",
+            factor: 1.0,
+        },
+        Metric::Flops => Scale {
+            unit: "GFLOP/s",
+            factor: 1.0,
+        },
+        Metric::Time if max < 1e-3 => Scale {
+            unit: "µs",
+            factor: 1e6,
+        },
+        Metric::Time if max < 1.0 => Scale {
+            unit: "ms",
+            factor: 1e3,
+        },
+        Metric::Time => Scale {
+            unit: "s",
+            factor: 1.0,
+        },
     }
 }
 
-/// The order ops appear in: the list of ops (copy, the roofline, first).
-fn op_order() -> Vec<&'static str> {
-    rosetta_kernels::ops().iter().map(|o| o.name()).collect()
+/// What a chart of `metric` shows, in words.
+pub fn metric_title(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Bandwidth => "GB/s",
+        Metric::Flops => "GFLOP/s",
+        Metric::Time => "median time, lower is better",
+    }
+}
+
+/// A result's value in its metric — GB/s, GFLOP/s or median seconds — if it
+/// is `ok` and a drawable number.
+pub fn value(metric: Metric, r: &BenchResult) -> Option<f64> {
+    if r.status != Status::Ok {
+        return None;
+    }
+    let v = match metric {
+        Metric::Bandwidth => r.gbps?,
+        Metric::Flops => r.gflops?,
+        Metric::Time => r.device_time?.median_s,
+    };
+    // Finite, positive and below any real device: axes stay sane.
+    (v.is_finite() && v > 0.0 && v < 1e15).then_some(v)
+}
+
+/// The name of the copy op (the roofline).
+fn copy_op() -> &'static str {
+    rosetta_kernels::copy::Copy.name()
 }
 
 /// Fixed colours per API, so a device's API reads the same in every chart.
@@ -99,13 +129,32 @@ pub fn api_color(api: &str) -> RGBColor {
     }
 }
 
-/// The colour as CSS `#rrggbb` (for HTML legends next to the charts).
-pub fn css_color(api: &str) -> String {
+/// The API's colour, darker or lighter for its `shade`th series (so
+/// `vulkan:0` and `vulkan:1` stay apart and keep their colours everywhere).
+pub fn color(api: &str, shade: usize) -> RGBColor {
     let RGBColor(r, g, b) = api_color(api);
+    // As is, then alternately darker and lighter.
+    const SHADES: [f64; 6] = [0.0, -0.4, 0.4, -0.65, 0.6, -0.2];
+    let f = SHADES[shade % SHADES.len()];
+    let shade = |c: u8| {
+        let c = f64::from(c);
+        let v = if f < 0.0 {
+            c * (1.0 + f)
+        } else {
+            c + (255.0 - c) * f
+        };
+        v.round().clamp(0.0, 255.0) as u8
+    };
+    RGBColor(shade(r), shade(g), shade(b))
+}
+
+/// The colour as CSS `#rrggbb` (legends next to the charts).
+pub fn css_color(api: &str, shade: usize) -> String {
+    let RGBColor(r, g, b) = color(api, shade);
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// A rate in three significant digits.
+/// A value in three significant digits.
 pub fn format_rate(v: f64) -> String {
     if !v.is_finite() {
         return "—".into();
@@ -163,7 +212,7 @@ fn host_timed(r: &BenchResult) -> bool {
     r.clock == Some(Clock::Host)
 }
 
-/// `text` cut to `max` characters (with an ellipsis).
+/// The first line of `text` cut to `max` characters (with an ellipsis).
 fn truncate(text: &str, max: usize) -> String {
     let line = text.lines().next().unwrap_or("");
     if line.chars().count() <= max {
@@ -175,25 +224,16 @@ fn truncate(text: &str, max: usize) -> String {
     }
 }
 
-/// Device ids in the order they first appear among `results`.
-fn device_order<'a>(results: impl IntoIterator<Item = &'a BenchResult>) -> Vec<&'a BenchResult> {
-    let mut seen: Vec<&BenchResult> = Vec::new();
-    for r in results {
-        if !seen.iter().any(|s| s.device == r.device) {
-            seen.push(r);
-        }
-    }
-    seen
-}
-
-/// Op names present in the report: the known ones in [`OP_ORDER`], then any others.
-fn ops_in(bench: &BenchReport) -> Vec<String> {
-    let mut ops: Vec<String> = op_order()
+/// Ops present, in the order of the op list, then any others as first seen.
+fn ops_in(series: &[Series<'_>]) -> Vec<String> {
+    let all = || series.iter().flat_map(|s| s.results.iter());
+    let mut ops: Vec<String> = rosetta_kernels::ops()
         .iter()
-        .filter(|op| bench.results.iter().any(|r| r.op == **op))
-        .map(|op| op.to_string())
+        .map(|o| o.name())
+        .filter(|op| all().any(|r| r.op == *op))
+        .map(String::from)
         .collect();
-    for r in &bench.results {
+    for r in all() {
         if !ops.contains(&r.op) {
             ops.push(r.op.clone());
         }
@@ -201,20 +241,22 @@ fn ops_in(bench: &BenchReport) -> Vec<String> {
     ops
 }
 
-/// The op's headline result on a device: its largest workload (most
-/// elements, then most bytes), whatever its status.
-pub fn headline<'a>(bench: &'a BenchReport, op: &str, device: &str) -> Option<&'a BenchResult> {
-    bench
-        .results
+const METRICS: [Metric; 3] = [Metric::Bandwidth, Metric::Flops, Metric::Time];
+
+/// The series' headline result of `op` in `metric`: its largest such
+/// workload (most elements, then most bytes), whatever its status.
+pub fn headline<'a>(s: &Series<'a>, op: &str, metric: Metric) -> Option<&'a BenchResult> {
+    s.results
         .iter()
-        .filter(|r| r.op == op && r.device == device)
+        .copied()
+        .filter(|r| r.op == op && r.metric == metric)
         .max_by_key(|r| (r.elements, r.bytes))
 }
 
-/// The device's copy bandwidth (GB/s) and whether it was host-timed.
-pub fn copy_bandwidth(bench: &BenchReport, device: &str) -> Option<(f64, bool)> {
-    let r = headline(bench, "copy", device)?;
-    Metric::Bandwidth.value(r).map(|v| (v, host_timed(r)))
+/// The series' copy bandwidth (GB/s) and whether it was host-timed.
+pub fn copy_bandwidth(s: &Series<'_>) -> Option<(f64, bool)> {
+    let r = headline(s, copy_op(), Metric::Bandwidth)?;
+    value(Metric::Bandwidth, r).map(|v| (v, host_timed(r)))
 }
 
 type DrawResult<T> = Result<T, String>;
@@ -228,6 +270,7 @@ const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
 const MUTED: RGBColor = RGBColor(0x66, 0x66, 0x66);
 const FAIL: RGBColor = RGBColor(0xc6, 0x28, 0x28);
 const GRID: RGBColor = RGBColor(0xe4, 0xe4, 0xe4);
+const RULE: RGBColor = RGBColor(0xb0, 0xb4, 0xba);
 
 /// Font sizes as plotters takes them (its SVG backend writes size / 1.24).
 const TITLE_SIZE: f64 = 19.0;
@@ -245,56 +288,65 @@ fn text_width(text: &str, size: f64) -> i32 {
     (text.chars().count() as f64 * size / 1.24 * 0.58).ceil() as i32
 }
 
-/// One bar chart per op (see the module docs).
-pub fn op_charts(bench: &BenchReport) -> Vec<Chart> {
-    ops_in(bench)
-        .into_iter()
-        .map(|op| {
-            let metric = Metric::of_op(bench, &op);
-            let title = format!("{op} — {} (largest workload per device)", metric.unit());
-            let svg =
-                bar_chart(bench, &op, metric, &title).unwrap_or_else(|e| fallback_svg(&title, &e));
-            Chart { title, svg }
-        })
-        .collect()
+/// One bar chart per op and metric (see the module docs).
+pub fn bar_charts(series: &[Series<'_>]) -> Vec<Chart> {
+    let mut charts = Vec::new();
+    for op in ops_in(series) {
+        for metric in METRICS {
+            let rows: Vec<Bar<'_, '_>> = series
+                .iter()
+                .filter_map(|s| {
+                    let result = headline(s, &op, metric)?;
+                    Some(Bar {
+                        series: s,
+                        result,
+                        value: value(metric, result),
+                    })
+                })
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let title = format!(
+                "{op} — {} (largest such workload per device)",
+                metric_title(metric)
+            );
+            let svg = bar_chart(&rows, metric, &title).unwrap_or_else(|e| fallback_svg(&title, &e));
+            charts.push(Chart { title, svg });
+        }
+    }
+    charts
 }
 
 /// A row of a bar chart.
-struct Bar<'a> {
-    device: &'a str,
-    api: &'a str,
+struct Bar<'s, 'a> {
+    series: &'s Series<'a>,
     result: &'a BenchResult,
     value: Option<f64>,
 }
 
-const BAR_WIDTH: u32 = 640;
+const BAR_WIDTH: u32 = 680;
 const ROW_HEIGHT: u32 = 38;
 
-fn bar_chart(bench: &BenchReport, op: &str, metric: Metric, title: &str) -> DrawResult<String> {
-    let rows: Vec<Bar<'_>> = device_order(bench.results.iter().filter(|r| r.op == op))
-        .into_iter()
-        .filter_map(|first| {
-            let result = headline(bench, op, &first.device)?;
-            Some(Bar {
-                device: &first.device,
-                api: &first.api,
-                result,
-                value: metric.value(result),
-            })
-        })
-        .collect();
-    if rows.is_empty() {
-        return Ok(fallback_svg(title, "no results"));
-    }
+fn bar_chart(rows: &[Bar<'_, '_>], metric: Metric, title: &str) -> DrawResult<String> {
     let n = rows.len();
     let max = rows.iter().filter_map(|r| r.value).fold(0.0f64, f64::max);
-    let x_max = if max > 0.0 { max * 1.04 } else { 1.0 };
+    let sc = scale(metric, max);
+    let max = max * sc.factor;
+    let x_max = if max > 0.0 && max.is_finite() {
+        max * 1.04
+    } else {
+        1.0
+    };
     let label_width = rows
         .iter()
-        .map(|r| text_width(r.device, LABEL_SIZE).max(text_width(&r.result.label, SMALL_SIZE)))
+        .map(|r| {
+            text_width(&truncate(&r.series.label, 30), LABEL_SIZE)
+                .max(text_width(&truncate(&r.result.label, 30), SMALL_SIZE))
+        })
         .max()
         .unwrap_or(60)
-        .clamp(60, 210) as u32
+        .clamp(60, 240) as u32
         + 14;
     let height = 48 + ROW_HEIGHT * n as u32 + 46;
 
@@ -310,7 +362,7 @@ fn bar_chart(bench: &BenchReport, op: &str, metric: Metric, title: &str) -> Draw
             .y_label_area_size(label_width)
             .build_cartesian_2d(0f64..x_max, 0f64..n as f64)
             .map_err(err)?;
-        let unit = metric.unit();
+        let unit = sc.unit;
         chart
             .configure_mesh()
             .disable_y_mesh()
@@ -327,14 +379,23 @@ fn bar_chart(bench: &BenchReport, op: &str, metric: Metric, title: &str) -> Draw
             .map_err(err)?;
 
         for (i, row) in rows.iter().enumerate() {
-            // First device on top.
+            // First series on top.
             let y = (n - 1 - i) as f64 + 0.5;
-            let color = device_color(bench, row.device, row.api);
+            if i > 0 && rows[i - 1].series.group != row.series.group {
+                // A rule between physical devices.
+                let edge = (n - i) as f64;
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(0.0, edge), (x_max, edge)],
+                        RULE.stroke_width(1),
+                    )))
+                    .map_err(err)?;
+            }
+            let color = color(&row.series.api, row.series.shade);
             let host = host_timed(row.result);
             let (left, y_px) = chart.backend_coord(&(0.0, y));
-            // Device id and workload label, right-aligned left of the axis.
             root.draw(&Text::new(
-                row.device.to_string(),
+                truncate(&row.series.label, 30),
                 (left - 8, y_px - 8),
                 style(LABEL_SIZE, &INK, HPos::Right, VPos::Center),
             ))
@@ -345,7 +406,7 @@ fn bar_chart(bench: &BenchReport, op: &str, metric: Metric, title: &str) -> Draw
                 style(SMALL_SIZE, &MUTED, HPos::Right, VPos::Center),
             ))
             .map_err(err)?;
-            let Some(v) = row.value else {
+            let Some(v) = row.value.map(|v| v * sc.factor).filter(|v| v.is_finite()) else {
                 let why = match row.result.status {
                     Status::Ok => "no time measured".to_string(),
                     Status::Wrong => format!(
@@ -364,7 +425,7 @@ fn bar_chart(bench: &BenchReport, op: &str, metric: Metric, title: &str) -> Draw
             };
             let (y0, y1) = (y - 0.3, y + 0.3);
             // At least a sliver, so a slow device's bar is still seen.
-            let drawn = v.max(x_max * 0.004);
+            let drawn = v.clamp(x_max * 0.004, x_max);
             let fill = if host {
                 color.mix(0.3).filled()
             } else {
@@ -411,55 +472,52 @@ fn bar_chart(bench: &BenchReport, op: &str, metric: Metric, title: &str) -> Draw
     Ok(svg)
 }
 
-/// A series measured at several sizes on at least one device.
-struct SizeSeries<'a> {
-    op: &'a str,
-    series: &'a str,
+/// A workload series measured at several sizes on at least one device.
+struct Sized {
+    op: String,
+    series: String,
     metric: Metric,
 }
 
-fn sized_series(bench: &BenchReport) -> Vec<SizeSeries<'_>> {
-    let mut found: Vec<SizeSeries<'_>> = Vec::new();
-    for op in ops_in(bench) {
-        let metric = Metric::of_op(bench, &op);
-        for r in bench
-            .results
-            .iter()
-            .filter(|r| r.op == op && r.op != "copy")
-        {
-            if found.iter().any(|s| s.op == r.op && s.series == r.series) {
+/// Distinct sizes of `op`/`series` in `metric` with a value, on one device.
+fn sizes(s: &Series<'_>, op: &str, name: &str, metric: Metric) -> usize {
+    let mut sizes: Vec<u64> = s
+        .results
+        .iter()
+        .filter(|r| r.op == op && r.series == name && r.metric == metric && r.elements > 0)
+        .filter(|r| value(metric, r).is_some())
+        .map(|r| r.elements)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes.len()
+}
+
+fn sized_series(series: &[Series<'_>]) -> Vec<Sized> {
+    let mut found: Vec<Sized> = Vec::new();
+    let mut tried: Vec<(String, String, Metric)> = Vec::new();
+    for op in ops_in(series) {
+        if op == copy_op() {
+            continue;
+        }
+        for r in series.iter().flat_map(|s| s.results.iter()) {
+            if r.op != op {
                 continue;
             }
+            let key = (r.op.clone(), r.series.clone(), r.metric);
+            if tried.contains(&key) {
+                continue;
+            }
+            tried.push(key);
             // Several sizes on one device (not one size each on several).
-            let several = device_order(
-                bench
-                    .results
-                    .iter()
-                    .filter(|o| o.op == r.op && o.series == r.series),
-            )
-            .into_iter()
-            .any(|d| {
-                let mut sizes: Vec<u64> = bench
-                    .results
-                    .iter()
-                    .filter(|o| {
-                        o.op == r.op
-                            && o.series == r.series
-                            && o.device == d.device
-                            && metric.value(o).is_some()
-                    })
-                    .map(|o| o.elements)
-                    .filter(|&e| e > 0)
-                    .collect();
-                sizes.sort_unstable();
-                sizes.dedup();
-                sizes.len() >= 2
-            });
-            if several {
-                found.push(SizeSeries {
-                    op: &r.op,
-                    series: &r.series,
-                    metric,
+            if series
+                .iter()
+                .any(|s| sizes(s, &r.op, &r.series, r.metric) >= 2)
+            {
+                found.push(Sized {
+                    op: r.op.clone(),
+                    series: r.series.clone(),
+                    metric: r.metric,
                 });
             }
         }
@@ -467,23 +525,30 @@ fn sized_series(bench: &BenchReport) -> Vec<SizeSeries<'_>> {
     found
 }
 
-/// One line chart per series with two or more sizes (see the module docs).
-pub fn size_charts(bench: &BenchReport) -> Vec<Chart> {
-    sized_series(bench)
+/// One line chart per workload series with two or more sizes (see the
+/// module docs).
+pub fn size_charts(series: &[Series<'_>]) -> Vec<Chart> {
+    sized_series(series)
         .into_iter()
         .map(|s| {
-            let title = format!("{} {} — {} against size", s.op, s.series, s.metric.unit());
-            let svg = line_chart(bench, &s, &title).unwrap_or_else(|e| fallback_svg(&title, &e));
+            let title = format!(
+                "{} {} — {} against size",
+                s.op,
+                s.series,
+                metric_title(s.metric)
+            );
+            let svg = line_chart(series, &s, &title).unwrap_or_else(|e| fallback_svg(&title, &e));
             Chart { title, svg }
         })
         .collect()
 }
 
-/// One device's line.
-struct Line<'a> {
-    device: &'a str,
-    device_name: &'a str,
-    api: &'a str,
+/// One series' line.
+struct Line<'s> {
+    label: &'s str,
+    name: &'s str,
+    api: &'s str,
+    shade: usize,
     host: bool,
     points: Vec<(f64, f64)>,
     copy: Option<(f64, bool)>,
@@ -493,9 +558,9 @@ const LINE_WIDTH: u32 = 1000;
 const LINE_HEIGHT: u32 = 430;
 const LEGEND_WIDTH: u32 = 330;
 
-/// Subscript-free log₂ label: 2 with a superscript exponent.
+/// A log₂ label: 2 with a superscript exponent (empty off the integers).
 fn pow2_label(log2: f64) -> String {
-    if (log2 - log2.round()).abs() > 1e-6 {
+    if !log2.is_finite() || (log2 - log2.round()).abs() > 1e-6 {
         return String::new();
     }
     const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
@@ -510,31 +575,39 @@ fn pow2_label(log2: f64) -> String {
     s
 }
 
-fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResult<String> {
-    let results: Vec<&BenchResult> = bench
-        .results
+fn line_chart(series: &[Series<'_>], s: &Sized, title: &str) -> DrawResult<String> {
+    let in_series = |r: &BenchResult| r.op == s.op && r.series == s.series && r.metric == s.metric;
+    let raw_max = series
         .iter()
-        .filter(|r| r.op == s.op && r.series == s.series)
-        .collect();
-    let lines: Vec<Line<'_>> = device_order(results.iter().copied())
-        .into_iter()
-        .map(|first| {
-            let mut points: Vec<(f64, f64)> = results
+        .flat_map(|x| x.results.iter().filter(|r| in_series(r)))
+        .filter_map(|r| value(s.metric, r))
+        .fold(0.0f64, f64::max);
+    let sc = scale(s.metric, raw_max);
+    let lines: Vec<Line<'_>> = series
+        .iter()
+        .filter(|x| x.results.iter().any(|r| in_series(r)))
+        .map(|x| {
+            let mut points: Vec<(f64, f64)> = x
+                .results
                 .iter()
-                .filter(|r| r.device == first.device && r.elements > 0)
-                .filter_map(|r| Some(((r.elements as f64).log2(), s.metric.value(r)?)))
+                .filter(|r| in_series(r) && r.elements > 0)
+                .filter_map(|r| Some(((r.elements as f64).log2(), value(s.metric, r)? * sc.factor)))
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             Line {
-                device: &first.device,
-                device_name: &first.device_name,
-                api: &first.api,
-                host: results
+                label: &x.label,
+                name: &x.name,
+                api: &x.api,
+                shade: x.shade,
+                host: x
+                    .results
                     .iter()
-                    .any(|r| r.device == first.device && r.status == Status::Ok && host_timed(r)),
+                    .filter(|r| in_series(r))
+                    .any(|r| r.status == Status::Ok && host_timed(r)),
                 points,
                 copy: if s.metric == Metric::Bandwidth {
-                    copy_bandwidth(bench, &first.device)
+                    copy_bandwidth(x)
                 } else {
                     None
                 },
@@ -556,10 +629,11 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
     // share a log axis; otherwise the axis is linear from zero.
     let log_y = y_min > 0.0 && y_max / y_min > 30.0;
     let (x_lo, x_hi) = (x_lo.floor() - 0.4, x_hi.ceil() + 0.4);
+    let height = LINE_HEIGHT.max(80 + 43 * lines.len().min(40) as u32);
 
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (LINE_WIDTH, LINE_HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (LINE_WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let (plot, legend) = root.split_horizontally(LINE_WIDTH - LEGEND_WIDTH);
         let mut builder = ChartBuilder::on(&plot);
@@ -569,16 +643,9 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
             .x_label_area_size(44)
             .y_label_area_size(64);
         let plot = Plot {
-            bench,
             lines: &lines,
             x: (x_lo, x_hi),
-            unit: s.metric.unit(),
-            // What `elements` counts for the op (see `bench::Workload`).
-            x_desc: match s.op {
-                "matmul" => "output elements M·N (log₂ scale)",
-                "conv2d" => "pixels H·W (log₂ scale)",
-                _ => "elements (log₂ scale)",
-            },
+            unit: sc.unit,
             log_y,
         };
         if log_y {
@@ -610,7 +677,7 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
             .map_err(err)?;
         y += 24;
         for (i, line) in lines.iter().enumerate() {
-            let color = device_color(bench, line.device, line.api);
+            let color = color(line.api, line.shade);
             legend
                 .draw(&PathElement::new(
                     vec![(8, y), (36, y)],
@@ -623,7 +690,7 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
             let host = if line.host { " (host clock)" } else { "" };
             legend
                 .draw(&Text::new(
-                    format!("{}{host}", line.device),
+                    format!("{}{host}", truncate(line.label, 34)),
                     (44, y),
                     style(LABEL_SIZE, &INK, HPos::Left, VPos::Center),
                 ))
@@ -632,14 +699,14 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
             let note = match line.copy {
                 Some((c, host)) => format!(
                     "{} · copy {} GB/s{}",
-                    truncate(line.device_name, 26),
+                    truncate(line.name, 26),
                     format_rate(c),
                     if host { " (host)" } else { "" }
                 ),
                 None if s.metric == Metric::Bandwidth => {
-                    format!("{} · no copy figure", truncate(line.device_name, 26))
+                    format!("{} · no copy figure", truncate(line.name, 26))
                 }
-                None => truncate(line.device_name, 44),
+                None => truncate(line.name, 44),
             };
             legend
                 .draw(&Text::new(
@@ -649,7 +716,7 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
                 ))
                 .map_err(err)?;
             y += 26;
-            if y > LINE_HEIGHT as i32 - 20 && i + 1 < lines.len() {
+            if y > height as i32 - 20 && i + 1 < lines.len() {
                 legend
                     .draw(&Text::new(
                         format!("… and {} more", lines.len() - i - 1),
@@ -667,11 +734,9 @@ fn line_chart(bench: &BenchReport, s: &SizeSeries<'_>, title: &str) -> DrawResul
 
 /// The plot part of a line chart, drawn the same on a linear or a log y axis.
 struct Plot<'a> {
-    bench: &'a BenchReport,
     lines: &'a [Line<'a>],
     x: (f64, f64),
     unit: &'static str,
-    x_desc: &'static str,
     log_y: bool,
 }
 
@@ -693,7 +758,7 @@ impl Plot<'_> {
             .configure_mesh()
             .x_labels(14)
             .y_labels(8)
-            .x_desc(self.x_desc)
+            .x_desc("elements of the main input (log₂ scale)")
             .y_desc(y_desc)
             .x_label_formatter(&|v| pow2_label(*v))
             .y_label_formatter(&|v| format_tick(*v))
@@ -706,7 +771,7 @@ impl Plot<'_> {
             .map_err(err)?;
         let (x_lo, x_hi) = self.x;
         for (i, line) in self.lines.iter().enumerate() {
-            let color = device_color(self.bench, line.device, line.api);
+            let color = color(line.api, line.shade);
             if let Some((copy, _)) = line.copy {
                 chart
                     .draw_series(DashedLineSeries::new(
@@ -737,33 +802,8 @@ impl Plot<'_> {
     }
 }
 
-/// A device's colour: its API's, darker or lighter for each device of the
-/// same API before it in the report (so `vulkan:0` and `vulkan:1` stay apart
-/// and keep their colours in every chart).
-pub fn device_color(bench: &BenchReport, device: &str, api: &str) -> RGBColor {
-    let nth = device_order(&bench.results)
-        .iter()
-        .take_while(|r| r.device != device)
-        .filter(|r| r.api == api)
-        .count();
-    let RGBColor(r, g, b) = api_color(api);
-    // As is, then alternately darker and lighter.
-    const SHADES: [f64; 6] = [0.0, -0.4, 0.4, -0.65, 0.6, -0.2];
-    let f = SHADES[nth % SHADES.len()];
-    let shade = |c: u8| {
-        let c = f64::from(c);
-        let v = if f < 0.0 {
-            c * (1.0 + f)
-        } else {
-            c + (255.0 - c) * f
-        };
-        v.round().clamp(0.0, 255.0) as u8
-    };
-    RGBColor(shade(r), shade(g), shade(b))
-}
-
 /// A marker's outline in pixels around its point; the shape cycles with the
-/// device's position (circle, triangle, square, diamond), so lines of one
+/// line's position (circle, triangle, square, diamond), so lines of one
 /// colour stay apart. One element type for every shape (a polygon), which
 /// plotters' series need.
 fn marker_shape(i: usize) -> Vec<(i32, i32)> {
@@ -805,9 +845,9 @@ fn fallback_svg(title: &str, note: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{Stats, SCHEMA};
+    use crate::bench::Stats;
 
-    fn result(device: &str, op: &str, series: &str, log2: u32, gbps: f64) -> BenchResult {
+    fn result(device: &str, op: &str, series: &str, log2: u32, v: f64, metric: Metric) -> BenchResult {
         let api = device.split(':').next().unwrap_or("cpu").to_string();
         let t = Stats {
             median_s: 1e-3,
@@ -822,114 +862,146 @@ mod tests {
             op: op.into(),
             label: format!("{series} n=2^{log2}"),
             series: series.into(),
-            elements: 1 << log2,
-            bytes: 4 << log2,
-            flops: Metric::of_op(op).eq(&Metric::Flops).then_some(2 << log2),
+            metric,
+            elements: 1u64 << log2,
+            bytes: 4u64 << log2,
+            flops: (metric == Metric::Flops).then_some(2u64 << log2),
+            variant: "tiled".into(),
+            tuned: false,
             status: Status::Ok,
             detail: String::new(),
             clock: Some(Clock::Device),
             samples: 10,
-            device_time: Some(t),
+            device_time: Some(Stats {
+                median_s: if metric == Metric::Time { v } else { 1e-3 },
+                ..t
+            }),
             host_time: Some(t),
-            gbps: Some(gbps),
-            gflops: Some(gbps / 2.0),
+            gbps: Some(v),
+            gflops: Some(v / 2.0),
             copy_fraction: None,
         }
     }
 
-    fn report(results: Vec<BenchResult>) -> BenchReport {
-        BenchReport {
-            schema: SCHEMA.into(),
-            size: "small".into(),
-            devices: Vec::new(),
-            results,
+    fn series(results: &[BenchResult]) -> Vec<Series<'_>> {
+        let mut out: Vec<Series<'_>> = Vec::new();
+        for r in results {
+            match out.iter_mut().find(|s| s.label == r.device) {
+                Some(s) => s.results.push(r),
+                None => {
+                    let shade = out.iter().filter(|s| s.api == r.api).count();
+                    out.push(Series {
+                        label: r.device.clone(),
+                        name: r.device_name.clone(),
+                        api: r.api.clone(),
+                        shade,
+                        group: out.len() / 2,
+                        results: vec![r],
+                    })
+                }
+            }
         }
+        out
     }
 
     #[test]
-    fn empty_report_has_no_charts() {
-        let bench = report(Vec::new());
-        assert!(op_charts(&bench).is_empty());
-        assert!(size_charts(&bench).is_empty());
+    fn empty_input_has_no_charts() {
+        assert!(bar_charts(&[]).is_empty());
+        assert!(size_charts(&[]).is_empty());
     }
 
     #[test]
-    fn one_bar_chart_per_op_and_one_line_chart_per_sweep() {
+    fn charts_follow_each_results_metric() {
         let mut results = Vec::new();
         for device in [
             "cuda:0", "vulkan:0", "vulkan:1", "opencl:1", "wgpu:0", "cpu:0", "opencl:0", "wgpu:1",
         ] {
-            results.push(result(device, "copy", "copy", 26, 900.0));
-            for log2 in (16..=26).step_by(2) {
-                results.push(result(
-                    device,
-                    "reduce",
-                    "sum f32",
-                    log2,
-                    30.0 * f64::from(log2),
-                ));
+            results.push(result(device, "copy", "copy", 26, 900.0, Metric::Bandwidth));
+            for log2 in (16..=22).step_by(2) {
+                let t = 1e-5 * f64::from(log2);
+                results.push(result(device, "reduce", "sum f32", log2, t, Metric::Time));
             }
-            results.push(result(device, "matmul", "square", 20, 1000.0));
+            for log2 in [24, 26] {
+                let v = 30.0 * f64::from(log2);
+                results.push(result(device, "reduce", "sum f32", log2, v, Metric::Bandwidth));
+            }
+            results.push(result(device, "matmul", "square", 20, 1000.0, Metric::Flops));
         }
         results[1].clock = Some(Clock::Host);
         results[2].status = Status::Wrong;
         results[2].detail = "got 1 <expected> 2 & more".into();
-        let bench = report(results);
-        let bars = op_charts(&bench);
-        assert_eq!(bars.len(), 3);
+        let s = series(&results);
+        let bars = bar_charts(&s);
+        let titles: Vec<&str> = bars.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(bars.len(), 4, "{titles:?}");
         assert!(bars.iter().all(|c| c.svg.starts_with("<svg")));
+        assert!(titles[1].starts_with("reduce — GB/s"), "{titles:?}");
+        assert!(titles[2].starts_with("reduce — median time"), "{titles:?}");
+        assert!(titles[3].contains("GFLOP/s"));
         assert!(bars[1].svg.contains("cuda:0") && bars[1].svg.contains("wgpu:1"));
-        assert!(bars[2].title.contains("GFLOP/s"));
-        let lines = size_charts(&bench);
-        assert_eq!(lines.len(), 1, "only the reduce sweep has several sizes");
-        assert!(lines[0].svg.contains("copy 900 GB/s"));
-        assert!(lines[0].svg.contains("2¹⁶"));
+        assert!(bars[2].svg.contains("µs"), "reduce times are microseconds");
+        let lines = size_charts(&s);
+        assert_eq!(lines.len(), 2, "the reduce sweep in time and in GB/s");
+        assert!(lines.iter().any(|c| c.svg.contains("copy 900 GB/s")));
+        assert!(lines[1].svg.contains("2²⁴") || lines[0].svg.contains("2²⁴"));
     }
 
     #[test]
     fn failed_headline_is_written_not_drawn() {
-        let mut r = result("cpu:0", "histogram", "256 bins", 20, 1.0);
+        let mut r = result("cpu:0", "histogram", "256 bins", 20, 1.0, Metric::Bandwidth);
         r.status = Status::Error;
         r.detail = "device lost".into();
         r.gbps = None;
-        let charts = op_charts(&report(vec![r]));
+        let results = [r];
+        let charts = bar_charts(&series(&results));
         assert!(charts[0].svg.contains("ERROR — device lost"));
     }
 
     #[test]
     fn odd_numbers_do_not_panic() {
         let mut results = Vec::new();
-        for (i, v) in [f64::NAN, f64::INFINITY, 0.0, -1.0, 1e-30, 1e30]
+        for (i, v) in [f64::NAN, f64::INFINITY, 0.0, -1.0, 1e-30, 1e30, f64::MIN_POSITIVE]
             .into_iter()
             .enumerate()
         {
             let device = format!("cpu:{i}");
-            results.push(result(&device, "copy", "copy", 20, v));
-            results.push(result(&device, "reduce", "sum f32", 16, v));
-            results.push(result(&device, "reduce", "sum f32", 18, v));
+            for metric in METRICS {
+                results.push(result(&device, "copy", "copy", 20, v, metric));
+                results.push(result(&device, "reduce", "sum f32", 16, v, metric));
+                results.push(result(&device, "reduce", "sum f32", 18, v, metric));
+            }
         }
-        results.push(result("cpu:9", "reduce", "sum f32", 0, 1.0));
-        results.push(result("cpu:9", "conv2d", "filter 5x5", 20, 1.0));
-        let bench = report(results);
-        for chart in op_charts(&bench).into_iter().chain(size_charts(&bench)) {
+        results.push(result("cpu:9", "reduce", "sum f32", 0, 1.0, Metric::Time));
+        results.push(result("cpu:9", "reduce", "sum f32", 63, 1.0, Metric::Time));
+        results.push(result("cpu:9", "conv2d", "filter 5x5", 20, 1.0, Metric::Flops));
+        let mut odd = result("", "", "", 1, 1.0, Metric::Bandwidth);
+        odd.label = "x".repeat(500);
+        odd.device_name = "<&>\"".into();
+        results.push(odd);
+        let s = series(&results);
+        for chart in bar_charts(&s).into_iter().chain(size_charts(&s)) {
             assert!(chart.svg.contains("<svg"), "{}", chart.title);
         }
     }
 
     #[test]
-    fn labels() {
+    fn labels_and_scales() {
         assert_eq!(pow2_label(16.0), "2¹⁶");
         assert_eq!(pow2_label(16.5), "");
+        assert_eq!(pow2_label(f64::NAN), "");
         assert_eq!(format_rate(4187.3), "4187");
         assert_eq!(format_rate(12.34), "12.3");
         assert_eq!(format_rate(0.5), "0.50");
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(format_tick(1000.0), "1000");
         assert_eq!(format_tick(0.1), "0.1");
-        assert_eq!(format_tick(5.0), "5");
         assert_eq!(log_ticks(0.6, 60.0), vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0]);
-        assert_eq!(log_ticks(1.0, 1e6).len(), 7);
         assert!(log_ticks(1e-30, 1e30).len() <= 10);
         assert!(log_ticks(f64::NAN, 1.0).is_empty());
+        assert_eq!(scale(Metric::Time, 5e-5).unit, "µs");
+        assert_eq!(scale(Metric::Time, 0.2).unit, "ms");
+        assert_eq!(scale(Metric::Time, f64::NAN).unit, "s");
+        assert_eq!(scale(Metric::Flops, 1.0).unit, "GFLOP/s");
+        assert_ne!(color("vulkan", 0), color("vulkan", 1));
     }
 }

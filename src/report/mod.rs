@@ -1,79 +1,41 @@
-//! The report `rosetta` writes with no arguments: devices and their
-//! capabilities, the conformance matrix, and a quick benchmark, as
-//! `results.json` and a self-contained `index.html`.
+//! The report: one page (`index.html`) and one JSON (`results.json`,
+//! `rosetta-report/2`, documented in `docs/report-json.md`) from the runs of
+//! one or several machines.
+//!
+//! `rosetta` / `rosetta report` make one from their own run
+//! ([`Report::new`]); `rosetta report --merge` from result files of any
+//! machines ([`merge`]): reports, conformance runs, benchmark runs. Every
+//! device of every machine is a column; devices that are one physical device
+//! (the same GPU through CUDA, Vulkan, OpenCL and wgpu) are grouped; the
+//! conformance matrix matches cases by name and shows a case a device did not
+//! run as not run.
+//!
+//! Modules, each using only those listed before it:
+//! - `model`: the data ([`Report`] and its parts);
+//! - `load`: reading and checking one result file;
+//! - `physical`: which devices of a machine are one physical device;
+//! - `merge`: runs → report (machines, columns, physical devices, matrix);
+//! - `compare`: benchmark runs of different machines side by side;
+//! - `charts`: SVG charts of benchmark series;
+//! - `html`: the page;
+//! - `files`: writing the folder.
 
 mod charts;
+mod compare;
+mod files;
+#[cfg(test)]
+mod fixtures;
 mod html;
+mod load;
+mod merge;
+mod model;
+mod physical;
 
-use crate::bench::BenchReport;
-use crate::conform;
-use crate::error::{Error, Result};
-use crate::output;
-use serde::Serialize;
-use std::path::Path;
-
-/// An API that found no device, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Absent {
-    pub api: String,
-    pub reason: String,
-}
-
-/// Everything the report shows (`results.json`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    pub schema: String,
-    pub rosetta_version: String,
-    pub absent: Vec<Absent>,
-    pub conformance: conform::Report,
-    pub bench: BenchReport,
-}
-
-pub const SCHEMA: &str = "rosetta-report/1";
-
-impl Report {
-    pub fn new(absent: Vec<Absent>, conformance: conform::Report, bench: BenchReport) -> Self {
-        Report {
-            schema: SCHEMA.into(),
-            rosetta_version: env!("CARGO_PKG_VERSION").into(),
-            absent,
-            conformance,
-            bench,
-        }
-    }
-
-    /// Write `results.json` and `index.html` into `dir` (created if missing),
-    /// each through [`crate::output`]; errors name the path.
-    pub fn write(&self, dir: &Path) -> Result<()> {
-        create_dir(dir)?;
-        let json = serde_json::to_string_pretty(self)
-            .map_err(|e| Error::Usage(format!("report does not serialise: {e}")))?;
-        output::write(&dir.join("results.json"), json.as_bytes())?;
-        output::write(&dir.join("index.html"), html::page(self).as_bytes())
-    }
-}
-
-/// Write a benchmark-only page (`rosetta bench --html DIR`) and its JSON.
-pub fn write_bench_html(dir: &Path, bench: &BenchReport) -> Result<()> {
-    create_dir(dir)?;
-    let json = serde_json::to_string_pretty(bench)
-        .map_err(|e| Error::Usage(format!("benchmark does not serialise: {e}")))?;
-    output::write(&dir.join("results.json"), json.as_bytes())?;
-    output::write(&dir.join("index.html"), html::bench_page(bench).as_bytes())
-}
-
-fn create_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
-}
-
-/// One report from result files of several machines (WIP: being built).
-pub fn merge(_inputs: &[&Path]) -> Result<Report> {
-    Err(Error::Usage("report --merge is not built yet".into()))
-}
-
-impl Report {
-    /// The machines the report's results come from.
-    pub fn machines(&self) -> Vec<crate::Machine> {
-        vec![self.conformance.machine.clone()]
-    }
-}
+pub use compare::{compare_across, device_map};
+pub use files::write_bench_html;
+pub use merge::merge;
+pub use model::{
+    Absent, BenchRun, Cell, CellStatus, Column, ConformRun, MachineEntry, Matched, MatrixCase,
+    Member, PhysicalDevice, Report, SCHEMA,
+};
+pub use physical::normalize_name;

@@ -1,0 +1,534 @@
+//! One report from runs of one or several machines: machines told apart by
+//! their identity, one column per device of each machine, columns grouped by
+//! physical device, and the conformance matrix with cases matched by name.
+
+use super::load::{self, Input, Sourced};
+use super::model::{
+    Absent, BenchRun, Cell, CellStatus, Column, ConformRun, MachineEntry, MatrixCase, Member,
+    PhysicalDevice, Report, SCHEMA,
+};
+use super::physical::{self, normalize_name};
+use crate::bench::BenchReport;
+use crate::conform;
+use crate::error::{Error, Result};
+use crate::machine::Machine;
+use rosetta_core::DeviceInfo;
+use rosetta_kernels::op::CaseGroup;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One report from result files (report, conformance or benchmark JSON, of
+/// any machines). Errors name the file: not JSON, not a rosetta result, a
+/// schema version this build does not read.
+pub fn merge(paths: &[&Path]) -> Result<Report> {
+    if paths.is_empty() {
+        return Err(Error::Usage("nothing to merge: no result files given".into()));
+    }
+    let mut all = Input::default();
+    for path in paths {
+        let input = load::read(path)?;
+        all.machines.extend(input.machines);
+        all.conformance.extend(input.conformance);
+        all.bench.extend(input.bench);
+    }
+    Ok(build(all))
+}
+
+impl Report {
+    /// The report of one run on this machine: its conformance and benchmark,
+    /// and the APIs that found no device.
+    pub fn new(absent: Vec<Absent>, conformance: conform::Report, bench: BenchReport) -> Self {
+        build(Input {
+            machines: vec![(conformance.machine.clone(), absent)],
+            conformance: vec![Sourced {
+                source: None,
+                run: conformance,
+            }],
+            bench: vec![Sourced {
+                source: None,
+                run: bench,
+            }],
+        })
+    }
+
+    /// The report of a benchmark run alone (`rosetta bench --html`).
+    pub fn from_bench(bench: BenchReport) -> Self {
+        build(Input {
+            machines: Vec::new(),
+            conformance: Vec::new(),
+            bench: vec![Sourced {
+                source: None,
+                run: bench,
+            }],
+        })
+    }
+}
+
+/// A column before the columns are ordered by physical device.
+struct Proto {
+    machine: usize,
+    device: String,
+    name: String,
+    generation: usize,
+    info: DeviceInfo,
+    conformance: Option<usize>,
+    bench: Option<usize>,
+}
+
+/// Machines, in first-appearance order, identified by their whole identity.
+#[derive(Default)]
+struct Machines {
+    entries: Vec<MachineEntry>,
+}
+
+impl Machines {
+    fn index(&mut self, machine: &Machine) -> usize {
+        if let Some(i) = self.entries.iter().position(|e| &e.machine == machine) {
+            return i;
+        }
+        self.entries.push(MachineEntry {
+            label: String::new(),
+            machine: machine.clone(),
+            absent: Vec::new(),
+        });
+        self.entries.len() - 1
+    }
+
+    /// Labels: the host name, `host #2` for a second machine of that name.
+    fn labelled(mut self) -> Vec<MachineEntry> {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for e in &mut self.entries {
+            let host = match e.machine.host.trim() {
+                "" => "unknown".to_string(),
+                h => h.to_string(),
+            };
+            let n = seen.entry(host.clone()).or_insert(0);
+            *n += 1;
+            e.label = if *n == 1 { host } else { format!("{host} #{n}") };
+        }
+        self.entries
+    }
+}
+
+/// Columns of `devices` for one run on `machine`: the `n`th run of a device
+/// (same id and name) on a machine pairs with the `n`th run of the other kind.
+fn place(
+    protos: &mut Vec<Proto>,
+    seen: &mut HashMap<(usize, String, String), usize>,
+    machine: usize,
+    devices: &[DeviceInfo],
+) -> Vec<usize> {
+    let mut placed = Vec::with_capacity(devices.len());
+    for info in devices {
+        let (id, name) = (info.id(), normalize_name(&info.name));
+        let generation = *seen.get(&(machine, id.clone(), name.clone())).unwrap_or(&0);
+        let found = protos.iter().position(|p| {
+            p.machine == machine && p.device == id && p.name == name && p.generation == generation
+        });
+        let index = found.unwrap_or_else(|| {
+            protos.push(Proto {
+                machine,
+                device: id.clone(),
+                name: name.clone(),
+                generation,
+                info: info.clone(),
+                conformance: None,
+                bench: None,
+            });
+            protos.len() - 1
+        });
+        placed.push(index);
+    }
+    for info in devices {
+        *seen
+            .entry((machine, info.id(), normalize_name(&info.name)))
+            .or_insert(0) += 1;
+    }
+    placed
+}
+
+/// The report of these runs (see the module docs).
+pub(crate) fn build(input: Input) -> Report {
+    let mut machines = Machines::default();
+    for (machine, absent) in input.machines {
+        let i = machines.index(&machine);
+        for a in absent {
+            if !machines.entries[i].absent.contains(&a) {
+                machines.entries[i].absent.push(a);
+            }
+        }
+    }
+    let mut protos: Vec<Proto> = Vec::new();
+    let mut conformance = Vec::with_capacity(input.conformance.len());
+    let mut seen = HashMap::new();
+    for (ci, s) in input.conformance.into_iter().enumerate() {
+        let machine = machines.index(&s.run.machine);
+        for p in place(&mut protos, &mut seen, machine, &s.run.devices) {
+            protos[p].conformance = Some(ci);
+        }
+        conformance.push(ConformRun {
+            source: s.source,
+            machine,
+            run: s.run,
+        });
+    }
+    let mut bench = Vec::with_capacity(input.bench.len());
+    let mut seen = HashMap::new();
+    for (bi, s) in input.bench.into_iter().enumerate() {
+        let machine = machines.index(&s.run.machine);
+        for p in place(&mut protos, &mut seen, machine, &s.run.devices) {
+            protos[p].bench = Some(bi);
+        }
+        bench.push(BenchRun {
+            source: s.source,
+            machine,
+            run: s.run,
+        });
+    }
+    let machines = machines.labelled();
+    let several = machines.len() > 1;
+
+    // Physical devices per machine; columns in their order.
+    let mut order: Vec<usize> = Vec::with_capacity(protos.len());
+    let mut groups: Vec<(usize, physical::Group)> = Vec::new();
+    for (m, entry) in machines.iter().enumerate() {
+        let devices: Vec<(usize, &DeviceInfo)> = protos
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.machine == m)
+            .map(|(i, p)| (i, &p.info))
+            .collect();
+        for g in physical::group(&entry.machine.cpu, &devices) {
+            order.extend(g.members.iter().map(|mem| mem.column));
+            groups.push((m, g));
+        }
+    }
+    let mut new_index = vec![0; protos.len()];
+    for (position, &p) in order.iter().enumerate() {
+        new_index[p] = position;
+    }
+    let mut physical_devices: Vec<PhysicalDevice> = Vec::with_capacity(groups.len());
+    let mut physical_of = vec![0; protos.len()];
+    let mut labels: HashMap<String, usize> = HashMap::new();
+    for (m, g) in groups {
+        let base = if several {
+            format!("{}: {}", machines[m].label, g.name)
+        } else {
+            g.name.clone()
+        };
+        let n = labels.entry(base.clone()).or_insert(0);
+        *n += 1;
+        let label = if *n == 1 { base } else { format!("{base} #{n}") };
+        let members: Vec<Member> = g
+            .members
+            .into_iter()
+            .map(|mut mem| {
+                physical_of[mem.column] = physical_devices.len();
+                mem.column = new_index[mem.column];
+                mem
+            })
+            .collect();
+        physical_devices.push(PhysicalDevice {
+            label,
+            machine: m,
+            name: g.name,
+            key: g.key,
+            members,
+        });
+    }
+    let mut slots: Vec<Option<Proto>> = protos.into_iter().map(Some).collect();
+    let columns: Vec<Column> = order
+        .iter()
+        .filter_map(|&p| {
+            let proto = slots.get_mut(p)?.take()?;
+            let mut label = if several {
+                format!("{} {}", machines[proto.machine].label, proto.device)
+            } else {
+                proto.device.clone()
+            };
+            if proto.generation > 0 {
+                label.push_str(&format!(" #{}", proto.generation + 1));
+            }
+            Some(Column {
+                label,
+                machine: proto.machine,
+                device: proto.device,
+                info: proto.info,
+                physical: physical_of[p],
+                conformance: proto.conformance,
+                bench: proto.bench,
+            })
+        })
+        .collect();
+
+    let matrix = matrix(&conformance, &columns);
+    let passed = (!conformance.is_empty()).then(|| {
+        conformance.iter().all(|c| c.run.passed)
+            && matrix
+                .iter()
+                .all(|c| c.cells.iter().all(|cell| cell.status != CellStatus::Failed))
+    });
+    Report {
+        schema: SCHEMA.into(),
+        rosetta_version: env!("CARGO_PKG_VERSION").into(),
+        machines,
+        columns,
+        physical: physical_devices,
+        conformance,
+        bench,
+        matrix,
+        passed,
+    }
+}
+
+fn not_run(detail: &str) -> Cell {
+    Cell {
+        status: CellStatus::NotRun,
+        error_ratio: None,
+        detail: detail.into(),
+        seconds: None,
+        counts: Default::default(),
+    }
+}
+
+/// Every case of every run (by group, then in the order of the ops, then as
+/// first seen) × every column.
+fn matrix(runs: &[ConformRun], columns: &[Column]) -> Vec<MatrixCase> {
+    let mut cases: Vec<(&str, &str, CaseGroup)> = Vec::new();
+    let mut known: HashMap<&str, ()> = HashMap::new();
+    let by_name: Vec<HashMap<&str, &conform::CaseReport>> = runs
+        .iter()
+        .map(|r| r.run.cases.iter().map(|c| (c.name.as_str(), c)).collect())
+        .collect();
+    for run in runs {
+        for c in &run.run.cases {
+            if known.insert(c.name.as_str(), ()).is_none() {
+                cases.push((&c.name, &c.op, c.group));
+            }
+        }
+    }
+    let ops = rosetta_kernels::ops();
+    let op_rank = |op: &str| {
+        ops.iter()
+            .position(|o| o.name() == op)
+            .unwrap_or(ops.len())
+    };
+    cases.sort_by_key(|&(_, op, group)| (group, op_rank(op)));
+    cases
+        .into_iter()
+        .map(|(name, op, group)| MatrixCase {
+            name: name.to_string(),
+            op: op.to_string(),
+            group,
+            cells: columns
+                .iter()
+                .map(|col| {
+                    let Some(ci) = col.conformance else {
+                        return not_run("no conformance run of this device");
+                    };
+                    let Some(case) = by_name.get(ci).and_then(|m| m.get(name)) else {
+                        return not_run("not in this device's conformance run");
+                    };
+                    match case.results.iter().find(|o| o.device == col.device) {
+                        None => not_run("its run has no result for this device"),
+                        Some(o) => Cell {
+                            status: o.status.into(),
+                            error_ratio: o.error_ratio,
+                            detail: o.detail.clone(),
+                            seconds: Some(o.seconds),
+                            counts: o.counts.clone(),
+                        },
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures::{self, CASES};
+    use crate::report::model::Matched;
+    use rosetta_core::Api;
+    use std::path::PathBuf;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rosetta-merge-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn save(dir: &Path, name: &str, value: &impl serde::Serialize) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+        path
+    }
+
+    fn all_cases() -> Vec<&'static str> {
+        CASES.iter().map(|c| c.0).collect()
+    }
+
+    /// Machine `gpu-a` with the H200 and CPU devices, all cases; machine
+    /// `gpu-b` with the same kind of machine, but without the limits case.
+    fn two_machines(dir: &Path) -> Vec<PathBuf> {
+        let devices = fixtures::gpu_machine_devices();
+        let mut fewer = all_cases();
+        fewer.retain(|c| !c.contains("2^31"));
+        vec![
+            save(dir, "a-conform.json", &fixtures::conformance("gpu-a", &devices, &all_cases(), false)),
+            save(dir, "b-conform.json", &fixtures::conformance("gpu-b", &devices, &fewer, true)),
+            save(dir, "a-bench.json", &fixtures::bench("gpu-a", &devices, 1.0)),
+            save(dir, "b-bench.json", &fixtures::bench("gpu-b", &devices, 1.1)),
+        ]
+    }
+
+    fn refs(paths: &[PathBuf]) -> Vec<&Path> {
+        paths.iter().map(PathBuf::as_path).collect()
+    }
+
+    #[test]
+    fn two_machines_conformance_and_bench() {
+        let d = dir("two");
+        let paths = two_machines(&d);
+        let r = merge(&refs(&paths)).unwrap();
+        assert_eq!(r.schema, SCHEMA);
+        let labels: Vec<&str> = r.machines.iter().map(|m| m.label.as_str()).collect();
+        assert_eq!(labels, ["gpu-a", "gpu-b"]);
+        assert_eq!(r.columns.len(), 12, "six devices on each machine");
+        assert!(r.columns.iter().all(|c| c.conformance.is_some() && c.bench.is_some()));
+        assert_eq!(r.columns[0].label, "gpu-a cuda:0");
+        assert!(r.columns.iter().any(|c| c.label == "gpu-b wgpu:0"));
+        // Columns of one physical device are adjacent; each machine has its own.
+        assert_eq!(r.physical.len(), 4, "an H200 and a CPU per machine");
+        for p in &r.physical {
+            let cols: Vec<usize> = p.members.iter().map(|m| m.column).collect();
+            assert!(cols.windows(2).all(|w| w[1] == w[0] + 1), "{cols:?}");
+            assert!(cols.iter().all(|&c| r.columns[c].machine == p.machine));
+        }
+        assert_eq!(r.physical[0].label, "gpu-a: NVIDIA H200");
+        // Cases matched by name; the one machine b did not run is not run there.
+        assert_eq!(r.matrix.len(), CASES.len());
+        let limits = r.matrix.iter().find(|c| c.name.contains("2^31")).unwrap();
+        for (i, col) in r.columns.iter().enumerate() {
+            let status = limits.cells[i].status;
+            match (r.machines[col.machine].label.as_str(), col.info.caps.device_type.is_cpu()) {
+                ("gpu-b", _) => assert_eq!(status, CellStatus::NotRun, "{}", col.label),
+                ("gpu-a", true) => assert_eq!(status, CellStatus::Skipped),
+                _ => assert_eq!(status, CellStatus::Passed),
+            }
+        }
+        // Groups order the matrix: ops, errors, limits, memory-model.
+        let groups: Vec<CaseGroup> = r.matrix.iter().map(|c| c.group).collect();
+        assert!(groups.windows(2).all(|w| w[0] <= w[1]));
+        // b saw a forbidden outcome on vulkan, and wgpu fails a matmul.
+        assert_eq!(r.passed, Some(false));
+        let mp = r.matrix.iter().find(|c| c.name.contains("mp workgroup")).unwrap();
+        let failed: Vec<&str> = mp
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.status == CellStatus::Failed)
+            .map(|(i, _)| r.columns[i].label.as_str())
+            .collect();
+        assert_eq!(failed, ["gpu-b vulkan:0", "gpu-b vulkan:1"]);
+        assert_eq!(mp.cells[0].counts.get("weak"), Some(&0));
+        // Benchmark results per column.
+        let wgpu_b = r.columns.iter().position(|c| c.label == "gpu-b wgpu:0").unwrap();
+        assert_eq!(r.results_of(wgpu_b).len(), 7);
+        assert!(r.results_of(wgpu_b).iter().all(|x| x.device == "wgpu:0"));
+        assert_eq!(r.machines().len(), 2);
+    }
+
+    #[test]
+    fn the_merged_json_merges_again_to_the_same() {
+        let d = dir("again");
+        let paths = two_machines(&d);
+        let first = merge(&refs(&paths)).unwrap();
+        let merged = d.join("merged");
+        first.write(&merged).unwrap();
+        let again = merge(&[&merged.join("results.json")]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&first.matrix).unwrap(),
+            serde_json::to_value(&again.matrix).unwrap()
+        );
+        let labels = |r: &Report| r.columns.iter().map(|c| c.label.clone()).collect::<Vec<_>>();
+        assert_eq!(labels(&first), labels(&again));
+        assert_eq!(first.physical.len(), again.physical.len());
+        // Sources survive; results the report measured name the report.
+        assert!(again.conformance[0].source.as_deref().unwrap().ends_with("a-conform.json"));
+        let page = std::fs::read_to_string(merged.join("index.html")).unwrap();
+        assert!(page.contains("gpu-a") && page.contains("gpu-b"));
+    }
+
+    #[test]
+    fn a_second_run_of_a_device_is_its_own_column() {
+        let d = dir("twice");
+        let devices = &fixtures::gpu_machine_devices()[4..];
+        let run = fixtures::conformance("solo", devices, &all_cases(), false);
+        let a = save(&d, "a.json", &run);
+        let b = save(&d, "b.json", &run);
+        let r = merge(&[&a, &b]).unwrap();
+        let labels: Vec<&str> = r.columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["vulkan:1", "cpu:0", "vulkan:1 #2", "cpu:0 #2"]);
+        assert_eq!(r.physical.len(), 1, "all on the host CPU");
+        assert_eq!(r.passed, Some(true));
+    }
+
+    #[test]
+    fn one_run_makes_a_one_machine_report() {
+        let devices = fixtures::gpu_machine_devices();
+        let r = Report::new(
+            vec![Absent {
+                api: "metal".into(),
+                reason: "not an API rosetta speaks".into(),
+            }],
+            fixtures::conformance("here", &devices, &all_cases(), false),
+            fixtures::bench("here", &devices, 1.0),
+        );
+        assert_eq!(r.machines.len(), 1);
+        assert_eq!(r.machines[0].absent.len(), 1);
+        assert_eq!(r.columns[0].label, "cuda:0", "one machine: no machine prefix");
+        assert!(r.conformance[0].source.is_none());
+        let bench_only = Report::from_bench(fixtures::bench("here", &devices, 1.0));
+        assert_eq!(bench_only.passed, None);
+        assert!(bench_only.matrix.is_empty());
+        assert!(bench_only.columns.iter().all(|c| c.bench.is_some()));
+    }
+
+    #[test]
+    fn physical_grouping_across_apis() {
+        let devices = fixtures::gpu_machine_devices();
+        let r = Report::from_bench(fixtures::bench("h", &devices, 1.0));
+        let gpu = &r.physical[0];
+        let how: Vec<(&str, Matched)> = gpu
+            .members
+            .iter()
+            .map(|m| (r.columns[m.column].device.as_str(), m.matched))
+            .collect();
+        assert_eq!(
+            how,
+            [
+                ("cuda:0", Matched::Pci),
+                ("vulkan:0", Matched::Pci),
+                ("opencl:1", Matched::Uuid),
+                ("wgpu:0", Matched::Name)
+            ]
+        );
+        assert_eq!(gpu.key.as_deref(), Some("pci:0000:1b:00.0"));
+        assert_eq!(gpu.name, "NVIDIA H200");
+        let cpu = &r.physical[1];
+        assert_eq!(cpu.key.as_deref(), Some("host-cpu"));
+        assert!(cpu.members.iter().all(|m| m.matched == Matched::Cpu));
+        assert_eq!(r.member(3).map(|m| m.matched), Some(Matched::Name));
+    }
+
+    #[test]
+    fn nothing_to_merge_is_a_usage_error() {
+        assert!(merge(&[]).unwrap_err().is_usage());
+        let e = merge(&[Path::new("/no/such/file.json")]).unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("/no/such/file.json"), "{e}");
+        let _ = Api::Cpu;
+    }
+}
