@@ -15,6 +15,7 @@
 //!
 //! The JSON form of [`BenchReport`] is documented in `docs/bench-json.md`.
 
+mod chain;
 mod compare;
 mod result;
 mod table;
@@ -75,6 +76,10 @@ pub struct Progress<'a> {
     pub label: &'a str,
 }
 
+/// `--op chain`: the op chains (device buffers against host slices), which
+/// run with every op when no `--op` is given.
+pub const CHAIN: &str = "chain";
+
 /// The workloads of a preset for one device: the copy roofline first, then
 /// each selected op's.
 pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
@@ -89,8 +94,11 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
         }
         list.extend(op.workloads(options.size, device));
     }
+    if options.ops.is_empty() || options.ops.iter().any(|o| o == CHAIN) {
+        list.extend(chain::workloads(options.size, device));
+    }
     for name in &options.ops {
-        if rosetta_kernels::find(name).is_none() {
+        if name != CHAIN && rosetta_kernels::find(name).is_none() {
             return Err(Error::Usage(format!("unknown op '{name}'")));
         }
     }

@@ -66,14 +66,17 @@ pub fn run(
 
 pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome, Failure> {
     rosetta::output::check_dir(&dir)?;
+    // Every input is read and checked before anything is written.
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let merged = rosetta::report::merge(&inputs)?;
     merged.write(&dir)?;
+    let hosts: Vec<String> = merged.machines().into_iter().map(|m| m.host).collect();
     writeln!(
         out,
-        "merged {} files from {} machine(s)",
+        "merged {} file(s) from {} machine(s): {}",
         inputs.len(),
-        merged.machines().len()
+        hosts.len(),
+        hosts.join(", ")
     )?;
     writeln!(out, "report: {}", dir.join("index.html").display())?;
     writeln!(out, "data:   {}", dir.join("results.json").display())?;

@@ -18,7 +18,7 @@
 //! are drawn lighter. Nothing here panics on odd content: empty input, failed
 //! results, NaN or infinite rates end up as "no data", not as an error.
 
-use crate::bench::{BenchResult, Status};
+use crate::bench::{format_seconds, BenchResult, Status};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -93,7 +93,7 @@ pub fn metric_title(metric: Metric) -> &'static str {
     match metric {
         Metric::Bandwidth => "GB/s",
         Metric::Flops => "GFLOP/s",
-        Metric::Time => "median time, lower is better",
+        Metric::Time => "median time (lower is better)",
     }
 }
 
@@ -196,7 +196,9 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 
 /// An axis tick (5, 10, 0.5, 2.5): no trailing zeros.
 fn format_tick(v: f64) -> String {
-    if v >= 1.0 && v.fract() == 0.0 {
+    if v > 0.0 && v < 0.01 {
+        format!("{v:e}")
+    } else if v >= 1.0 && v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
         let text = format_rate(v);
@@ -445,10 +447,14 @@ fn bar_chart(rows: &[Bar<'_, '_>], metric: Metric, title: &str) -> DrawResult<St
                     )))
                     .map_err(err)?;
             }
+            let shown = match metric {
+                Metric::Time => format_seconds(v / sc.factor),
+                _ => format!("{} {unit}", format_rate(v)),
+            };
             let text = if host {
-                format!("{} {unit} (host clock)", format_rate(v))
+                format!("{shown} (host clock)")
             } else {
-                format!("{} {unit}", format_rate(v))
+                shown
             };
             let (right, _) = chart.backend_coord(&(drawn, y));
             let (plot_right, _) = chart.backend_coord(&(x_max, y));
@@ -699,12 +705,12 @@ fn line_chart(series: &[Series<'_>], s: &Sized, title: &str) -> DrawResult<Strin
             let note = match line.copy {
                 Some((c, host)) => format!(
                     "{} · copy {} GB/s{}",
-                    truncate(line.name, 26),
+                    truncate(line.name, 22),
                     format_rate(c),
                     if host { " (host)" } else { "" }
                 ),
                 None if s.metric == Metric::Bandwidth => {
-                    format!("{} · no copy figure", truncate(line.name, 26))
+                    format!("{} · no copy figure", truncate(line.name, 22))
                 }
                 None => truncate(line.name, 44),
             };
@@ -940,6 +946,7 @@ mod tests {
         assert!(titles[3].contains("GFLOP/s"));
         assert!(bars[1].svg.contains("cuda:0") && bars[1].svg.contains("wgpu:1"));
         assert!(bars[2].svg.contains("µs"), "reduce times are microseconds");
+        assert!(bars[2].svg.contains("220.0 µs"), "time bars are labelled as times");
         let lines = size_charts(&s);
         assert_eq!(lines.len(), 2, "the reduce sweep in time and in GB/s");
         assert!(lines.iter().any(|c| c.svg.contains("copy 900 GB/s")));
@@ -995,6 +1002,7 @@ mod tests {
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(format_tick(1000.0), "1000");
         assert_eq!(format_tick(0.1), "0.1");
+        assert_eq!(format_tick(0.001), "1e-3");
         assert_eq!(log_ticks(0.6, 60.0), vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0]);
         assert!(log_ticks(1e-30, 1e30).len() <= 10);
         assert!(log_ticks(f64::NAN, 1.0).is_empty());

@@ -121,7 +121,7 @@ mod tests {
             "Runs compared",
             "not an API &lt;rosetta&gt; speaks",
             "a &lt;b&gt;.json",
-            "median time, lower is better",
+            "median time (lower is better)",
             "error: workgroup storage exceeds",
         ] {
             assert!(html.contains(text), "'{text}' is missing");
