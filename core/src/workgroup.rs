@@ -22,7 +22,7 @@
 //!   bindings are `&[AtomicU32]`, so workgroups on different threads can write
 //!   and atomically update them exactly like GPU global memory.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicU32, Ordering};
 
 /// One workgroup's view of the launch.
 pub struct Group<'a> {
@@ -101,19 +101,42 @@ pub trait GlobalWord {
     fn load_u32(&self) -> u32;
     /// `atomicAdd` on a global word; returns the old value.
     fn atomic_add(&self, value: u32) -> u32;
+    /// `atomicExchange` on a global word (relaxed); returns the old value.
+    fn atomic_exchange(&self, value: u32) -> u32;
 }
 
+// `#[inline]`: kernels live in another crate and call these once per element.
 impl GlobalWord for AtomicU32 {
+    #[inline]
     fn store_u32(&self, value: u32) {
         self.store(value, Ordering::Relaxed);
     }
+    #[inline]
     fn store_f32(&self, value: f32) {
         self.store(value.to_bits(), Ordering::Relaxed);
     }
+    #[inline]
     fn load_u32(&self) -> u32 {
         self.load(Ordering::Relaxed)
     }
+    #[inline]
     fn atomic_add(&self, value: u32) -> u32 {
         self.fetch_add(value, Ordering::Relaxed)
     }
+    #[inline]
+    fn atomic_exchange(&self, value: u32) -> u32 {
+        self.swap(value, Ordering::Relaxed)
+    }
+}
+
+/// A device-scope acquire/release fence between one invocation's
+/// global-memory accesses: what `__threadfence()`,
+/// `memoryBarrier(gl_ScopeDevice, ...)` and `atomic_work_item_fence(...,
+/// memory_scope_device)` are on a GPU. Workgroups run on different threads,
+/// so this is a real fence (`fence(AcqRel)`): a release fence synchronises
+/// with an acquire fence when an atomic write after the first is read by an
+/// atomic read before the second. The [`GlobalWord`] accesses are relaxed;
+/// nothing else orders them across workgroups.
+pub fn device_fence() {
+    fence(Ordering::AcqRel);
 }
