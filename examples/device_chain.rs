@@ -1,6 +1,6 @@
 //! A chain of ops that stays on the device: a u8 image is uploaded once,
-//! blurred (5×5 box filter, f32 output), summed for its mean brightness and
-//! scanned, and only the results come back. Each op returns a new
+//! its histogram counted, blurred (5×5 box filter, f32 output), summed for
+//! its mean brightness and scanned, and only the results come back. Each op returns a new
 //! `DeviceBuffer` on the same device; memory of dropped buffers is pooled and
 //! reused by the next op.
 //!
@@ -26,6 +26,7 @@ fn main() -> Result<(), rosetta::Error> {
 
     for device in discover(&Api::ALL).select(&selectors)? {
         let image = device.upload(&pixels)?; // DeviceBuffer<u8>: 300 KiB, not 1.2 MiB of u32
+        let histogram = image.histogram(256)?.to_vec()?; // counts of each byte value
         let filter = device.upload(&blur)?;
         let blurred = image.conv2d(&filter, &spec)?; // DeviceBuffer<f32>, on the device
         let total = blurred.reduce(ReduceOp::Sum)?.to_vec()?[0];
@@ -39,6 +40,8 @@ fn main() -> Result<(), rosetta::Error> {
             device.backend().pool_stats()
         );
         assert!((brightest - 255.0).abs() < 1e-3);
+        assert_eq!(histogram.iter().map(|&c| c as usize).sum::<usize>(), height * width);
+        assert_eq!(histogram[255], 80 * 80);
         assert!((last - total).abs() <= 1e-3 * total.abs());
     }
     Ok(())

@@ -9,6 +9,7 @@ use rosetta_core::Element;
 use rosetta_kernels::reduce::{self, ReduceOp, ReducePlan, ReduceSpec};
 use rosetta_kernels::conv1d::{self, Conv1dPlan, Conv1dSpec};
 use rosetta_kernels::conv2d::{self, Conv2dPlan, Conv2dSpec};
+use rosetta_kernels::histogram::{self, HistogramInput, HistogramPlan, HistogramSpec};
 use rosetta_kernels::matmul::{self, MatmulPlan, MatmulSpec};
 use rosetta_kernels::scan::{self, ScanPlan, ScanSpec};
 
@@ -91,6 +92,41 @@ impl<T: Element> DeviceBuffer<T> {
     }
 }
 
+impl<T: Element> DeviceBuffer<T> {
+    fn count(&self, input: HistogramInput, bins: u32) -> Result<DeviceBuffer<u32>> {
+        let spec = HistogramSpec { input, len: self.len(), bins };
+        let plan = HistogramPlan::new(self.backend(), &spec)?;
+        let counts = DeviceBuffer::zeros(self.backend(), bins as usize)?;
+        plan.encode(self.raw(), counts.raw())?;
+        Ok(counts)
+    }
+}
+
+impl DeviceBuffer<u32> {
+    /// Counts of the values in `bins` bins (value `v` in bin `v`; values
+    /// `>= bins` are not counted), on the device. Exact.
+    pub fn histogram(&self, bins: u32) -> Result<DeviceBuffer<u32>> {
+        self.count(HistogramInput::U32, bins)
+    }
+}
+
+impl DeviceBuffer<u8> {
+    /// Counts of the bytes in `bins` bins (at most 256; image tools use 256),
+    /// on the device. Exact.
+    pub fn histogram(&self, bins: u32) -> Result<DeviceBuffer<u32>> {
+        self.count(HistogramInput::U8, bins)
+    }
+}
+
+impl DeviceBuffer<f32> {
+    /// numpy.histogram of the values: `bins` equal bins over `[lo, hi]`
+    /// (the last bin includes `hi`; NaN and values outside are not
+    /// counted), on the device. Exact.
+    pub fn histogram_range(&self, bins: u32, (lo, hi): (f64, f64)) -> Result<DeviceBuffer<u32>> {
+        self.count(HistogramInput::F32 { lo, hi }, bins)
+    }
+}
+
 /// A shape mismatch unless a buffer holds what its spec says.
 fn check_len(what: &str, len: usize, expected: usize) -> Result<()> {
     if len != expected {
@@ -106,6 +142,21 @@ impl Device {
     /// Sum, min or max of `x` (see [`DeviceBuffer::reduce`]).
     pub fn reduce<T: Element>(&self, x: &[T], op: ReduceOp) -> Result<T> {
         Ok(reduce::reduce_slice(self.backend(), x, op)?)
+    }
+
+    /// Counts of u32 values in `bins` bins (see [`DeviceBuffer::histogram`]).
+    pub fn histogram(&self, values: &[u32], bins: u32) -> Result<Vec<u32>> {
+        Ok(histogram::histogram_u32(self.backend(), values, bins)?)
+    }
+
+    /// Counts of bytes in `bins` bins (at most 256).
+    pub fn histogram_u8(&self, values: &[u8], bins: u32) -> Result<Vec<u32>> {
+        Ok(histogram::histogram_u8(self.backend(), values, bins)?)
+    }
+
+    /// numpy.histogram of f32 values: `bins` equal bins over `[lo, hi]`.
+    pub fn histogram_f32(&self, values: &[f32], bins: u32, range: (f64, f64)) -> Result<Vec<u32>> {
+        Ok(histogram::histogram_f32(self.backend(), values, bins, range)?)
     }
 
     /// 1-D convolution of `x` with `taps` (see [`DeviceBuffer::conv1d`]).

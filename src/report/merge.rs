@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::machine::Machine;
 use rosetta_core::DeviceInfo;
 use rosetta_kernels::op::CaseGroup;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// One report from result files (report, conformance or benchmark JSON, of
@@ -71,8 +71,8 @@ struct Proto {
     name: String,
     generation: usize,
     info: DeviceInfo,
-    conformance: Option<usize>,
-    bench: Option<usize>,
+    conformance: Vec<usize>,
+    bench: Vec<usize>,
 }
 
 /// Machines, in first-appearance order, identified by their whole identity.
@@ -110,41 +110,45 @@ impl Machines {
     }
 }
 
-/// Columns of `devices` for one run on `machine`: the `n`th run of a device
-/// (same id and name) on a machine pairs with the `n`th run of the other kind.
+/// The column of each of `devices` for one run on `machine`: the first
+/// column of the same device (id and name) that `clashes` does not refuse,
+/// else a new one (`#2`, `#3`, …).
 fn place(
     protos: &mut Vec<Proto>,
-    seen: &mut HashMap<(usize, String, String), usize>,
     machine: usize,
     devices: &[DeviceInfo],
+    clashes: impl Fn(&Proto) -> bool,
 ) -> Vec<usize> {
     let mut placed = Vec::with_capacity(devices.len());
     for info in devices {
         let (id, name) = (info.id(), normalize_name(&info.name));
-        let generation = *seen.get(&(machine, id.clone(), name.clone())).unwrap_or(&0);
-        let found = protos.iter().position(|p| {
-            p.machine == machine && p.device == id && p.name == name && p.generation == generation
-        });
+        let same = |p: &Proto| p.machine == machine && p.device == id && p.name == name;
+        let found = protos.iter().position(|p| same(p) && !clashes(p));
         let index = found.unwrap_or_else(|| {
+            let generation = protos.iter().filter(|p| same(p)).count();
             protos.push(Proto {
                 machine,
                 device: id.clone(),
                 name: name.clone(),
                 generation,
                 info: info.clone(),
-                conformance: None,
-                bench: None,
+                conformance: Vec::new(),
+                bench: Vec::new(),
             });
             protos.len() - 1
         });
         placed.push(index);
     }
-    for info in devices {
-        *seen
-            .entry((machine, info.id(), normalize_name(&info.name)))
-            .or_insert(0) += 1;
-    }
     placed
+}
+
+/// The (op, label) workloads of `device` in a benchmark run.
+fn workloads<'a>(run: &'a BenchReport, device: &str) -> HashSet<(&'a str, &'a str)> {
+    run.results
+        .iter()
+        .filter(|r| r.device == device)
+        .map(|r| (r.op.as_str(), r.label.as_str()))
+        .collect()
 }
 
 /// The report of these runs (see the module docs).
@@ -158,26 +162,38 @@ pub(crate) fn build(input: Input) -> Report {
             }
         }
     }
+    // A device's runs share its column unless they repeat a case (or a
+    // workload): a repeated run of the suite is a column of its own.
     let mut protos: Vec<Proto> = Vec::new();
-    let mut conformance = Vec::with_capacity(input.conformance.len());
-    let mut seen = HashMap::new();
-    for (ci, s) in input.conformance.into_iter().enumerate() {
+    let mut conformance: Vec<ConformRun> = Vec::with_capacity(input.conformance.len());
+    let mut case_names: Vec<HashSet<String>> = Vec::new();
+    for s in input.conformance {
         let machine = machines.index(&s.run.machine);
-        for p in place(&mut protos, &mut seen, machine, &s.run.devices) {
-            protos[p].conformance = Some(ci);
+        let names: HashSet<String> = s.run.cases.iter().map(|c| c.name.clone()).collect();
+        let clashes = |p: &Proto| p.conformance.iter().any(|&c| !case_names[c].is_disjoint(&names));
+        let ci = conformance.len();
+        for p in place(&mut protos, machine, &s.run.devices, clashes) {
+            protos[p].conformance.push(ci);
         }
+        case_names.push(names);
         conformance.push(ConformRun {
             source: s.source,
             machine,
             run: s.run,
         });
     }
-    let mut bench = Vec::with_capacity(input.bench.len());
-    let mut seen = HashMap::new();
-    for (bi, s) in input.bench.into_iter().enumerate() {
+    let mut bench: Vec<BenchRun> = Vec::with_capacity(input.bench.len());
+    for s in input.bench {
         let machine = machines.index(&s.run.machine);
-        for p in place(&mut protos, &mut seen, machine, &s.run.devices) {
-            protos[p].bench = Some(bi);
+        let clashes = |p: &Proto| {
+            let mine = workloads(&s.run, &p.device);
+            p.bench
+                .iter()
+                .any(|&b| !workloads(&bench[b].run, &p.device).is_disjoint(&mine))
+        };
+        let bi = bench.len();
+        for p in place(&mut protos, machine, &s.run.devices, clashes) {
+            protos[p].bench.push(bi);
         }
         bench.push(BenchRun {
             source: s.source,
@@ -323,11 +339,15 @@ fn matrix(runs: &[ConformRun], columns: &[Column]) -> Vec<MatrixCase> {
             cells: columns
                 .iter()
                 .map(|col| {
-                    let Some(ci) = col.conformance else {
+                    if col.conformance.is_empty() {
                         return not_run("no conformance run of this device");
-                    };
-                    let Some(case) = by_name.get(ci).and_then(|m| m.get(name)) else {
-                        return not_run("not in this device's conformance run");
+                    }
+                    let Some(case) = col
+                        .conformance
+                        .iter()
+                        .find_map(|&ci| by_name.get(ci).and_then(|m| m.get(name)))
+                    else {
+                        return not_run("not in this device's conformance runs");
                     };
                     match case.results.iter().find(|o| o.device == col.device) {
                         None => not_run("its run has no result for this device"),
@@ -397,7 +417,7 @@ mod tests {
         let labels: Vec<&str> = r.machines.iter().map(|m| m.label.as_str()).collect();
         assert_eq!(labels, ["gpu-a", "gpu-b"]);
         assert_eq!(r.columns.len(), 12, "six devices on each machine");
-        assert!(r.columns.iter().all(|c| c.conformance.is_some() && c.bench.is_some()));
+        assert!(r.columns.iter().all(|c| c.conformance.len() == 1 && c.bench.len() == 1));
         assert_eq!(r.columns[0].label, "gpu-a cuda:0");
         assert!(r.columns.iter().any(|c| c.label == "gpu-b wgpu:0"));
         // Columns of one physical device are adjacent; each machine has its own.
@@ -477,6 +497,39 @@ mod tests {
     }
 
     #[test]
+    fn runs_of_other_cases_share_the_column() {
+        let d = dir("split");
+        let devices = &fixtures::gpu_machine_devices()[4..];
+        let (ops, litmus): (Vec<&str>, Vec<&str>) =
+            all_cases().into_iter().partition(|c| !c.starts_with("litmus"));
+        let a = save(&d, "ops.json", &fixtures::conformance("solo", devices, &ops, false));
+        let b = save(&d, "litmus.json", &fixtures::conformance("solo", devices, &litmus, false));
+        let mut small = fixtures::bench("solo", devices, 1.0);
+        small.results.retain(|r| r.op == "copy");
+        let mut big = fixtures::bench("solo", devices, 1.0);
+        big.results.retain(|r| r.op != "copy");
+        let c = save(&d, "copy.json", &small);
+        let e = save(&d, "rest.json", &big);
+        let r = merge(&[&a, &b, &c, &e]).unwrap();
+        let labels: Vec<&str> = r.columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["vulkan:1", "cpu:0"]);
+        assert_eq!(r.columns[0].conformance, [0, 1]);
+        assert_eq!(r.columns[0].bench, [0, 1]);
+        assert_eq!(r.results_of(0).len(), 7);
+        assert!(r
+            .matrix
+            .iter()
+            .all(|c| c.cells.iter().all(|cell| cell.status != CellStatus::NotRun)));
+        // The same workloads again: a column of their own.
+        let r = merge(&[&a, &c, &c]).unwrap();
+        assert_eq!(r.columns.len(), 4);
+        assert_eq!(r.columns[2].label, "vulkan:1 #2");
+        assert!(r.columns[2].conformance.is_empty());
+        let cells = &r.matrix[0].cells;
+        assert_eq!(cells[2].status, CellStatus::NotRun);
+    }
+
+    #[test]
     fn one_run_makes_a_one_machine_report() {
         let devices = fixtures::gpu_machine_devices();
         let r = Report::new(
@@ -494,7 +547,7 @@ mod tests {
         let bench_only = Report::from_bench(fixtures::bench("here", &devices, 1.0));
         assert_eq!(bench_only.passed, None);
         assert!(bench_only.matrix.is_empty());
-        assert!(bench_only.columns.iter().all(|c| c.bench.is_some()));
+        assert!(bench_only.columns.iter().all(|c| c.bench == [0]));
     }
 
     #[test]

@@ -70,8 +70,8 @@ pub struct BenchRun {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Column {
     /// Unique label: `api:index`, prefixed with the machine's label when the
-    /// report has several machines, `#2` appended for a second run of the
-    /// same device.
+    /// report has several machines, `#2` appended where a second run of the
+    /// same device repeats cases or workloads of the first.
     pub label: String,
     /// Index into [`Report::machines`].
     pub machine: usize,
@@ -81,10 +81,12 @@ pub struct Column {
     pub info: DeviceInfo,
     /// Index into [`Report::physical`].
     pub physical: usize,
-    /// Index into [`Report::conformance`] of the run that tested it.
-    pub conformance: Option<usize>,
-    /// Index into [`Report::bench`] of the run that timed it.
-    pub bench: Option<usize>,
+    /// Indices into [`Report::conformance`] of the runs that tested it (no
+    /// two with a case in common).
+    pub conformance: Vec<usize>,
+    /// Indices into [`Report::bench`] of the runs that timed it (no two with
+    /// a workload in common).
+    pub bench: Vec<usize>,
 }
 
 /// How a column was recognised as part of its physical device.
@@ -249,28 +251,23 @@ impl Report {
             return Vec::new();
         };
         col.bench
-            .and_then(|b| self.bench.get(b))
-            .map(|b| {
-                b.run
-                    .results
-                    .iter()
-                    .filter(|r| r.device == col.device)
-                    .collect()
-            })
-            .unwrap_or_default()
+            .iter()
+            .filter_map(|&b| self.bench.get(b))
+            .flat_map(|b| b.run.results.iter().filter(|r| r.device == col.device))
+            .collect()
     }
 
     /// Columns with a conformance run, in column order.
     pub fn conformance_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
-            .filter(|&i| self.columns[i].conformance.is_some())
+            .filter(|&i| !self.columns[i].conformance.is_empty())
             .collect()
     }
 
     /// Columns with a benchmark run, in column order.
     pub fn bench_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
-            .filter(|&i| self.columns[i].bench.is_some())
+            .filter(|&i| !self.columns[i].bench.is_empty())
             .collect()
     }
 

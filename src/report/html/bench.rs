@@ -141,7 +141,7 @@ fn per_physical(report: &Report) -> String {
             .members
             .iter()
             .map(|m| m.column)
-            .filter(|&c| report.columns.get(c).is_some_and(|c| c.bench.is_some()))
+            .filter(|&c| report.columns.get(c).is_some_and(|c| !c.bench.is_empty()))
             .collect();
         if members.len() < 2 {
             continue;

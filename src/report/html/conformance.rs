@@ -57,7 +57,7 @@ pub fn section(report: &Report) -> String {
     let others: Vec<&str> = report
         .columns
         .iter()
-        .filter(|c| c.conformance.is_none())
+        .filter(|c| c.conformance.is_empty())
         .map(|c| c.label.as_str())
         .collect();
     if !others.is_empty() {
