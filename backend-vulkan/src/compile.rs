@@ -1,230 +1,230 @@
-//! Compile + cache.
-//!
-//! A kernel's GLSL (`kernels/<op>/<op>.comp`) is compiled to SPIR-V once per
-//! device with glslang (target Vulkan 1.1 / SPIR-V 1.3); devices with subgroup
-//! arithmetic in compute shaders get `#define HAVE_SUBGROUPS 1` in the
-//! preamble, so the same source builds everywhere. Its constants are
-//! specialization constants (`constant_id` = position in
-//! `KernelDef::constants`), so one shader module serves every
-//! [`KernelSpec`]: each spec is one compute pipeline, created through the
-//! device's `VkPipelineCache` and cached by [`KernelSpec::cache_key`].
+//! Building a kernel spec: GLSL → SPIR-V (glslang, or the SPIR-V cache),
+//! checked against the device and the kernel's interface; one shader module
+//! and layout per source (a "program", cached by the kernel's fingerprint);
+//! one compute pipeline per spec, its constants as specialization constants,
+//! created through the persistent pipeline cache.
 
-use crate::gpu::{vk_error, Gpu};
+use crate::glsl::{Origin, SpirvCache};
+use crate::pipeline_store::PipelineStore;
+use crate::queue::MAX_BINDINGS;
+use crate::spirv::{Allowed, Interface, Module};
+use crate::stats;
+use crate::vk::device::Device;
+use crate::vk::error::vk_error;
+use crate::vk::pipeline::{Layout, Pipeline, PipelineError, ShaderModule};
 use ash::vk;
-use rosetta_core::{Api, Error, KernelDef, KernelId, KernelSpec, Result};
+use rosetta_core::{check_limit, Api, Error, KernelSpec, Language, Result};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-/// One compiled spec: a pipeline and the layouts it binds with.
+/// A compiled spec: its pipeline (which holds its layout).
 pub(crate) struct Kernel {
-    pub(crate) def: &'static KernelDef,
-    /// The spec's `GROUP_SIZE`.
-    pub(crate) group_size: u32,
-    pub(crate) pipeline: vk::Pipeline,
-    pub(crate) layout: vk::PipelineLayout,
-    pub(crate) set_layout: vk::DescriptorSetLayout,
+    pub(crate) pipeline: Arc<Pipeline>,
+    /// Storage buffers it binds.
+    pub(crate) bindings: u32,
 }
 
-/// One kernel source: its module and layouts, shared by all its specs.
+/// One source's module, layout and parsed SPIR-V, shared by its specs.
 struct Program {
-    module: vk::ShaderModule,
-    set_layout: vk::DescriptorSetLayout,
-    layout: vk::PipelineLayout,
+    module: ShaderModule,
+    layout: Arc<Layout>,
+    spirv: Module,
 }
 
-pub(crate) struct Cache {
-    inner: Mutex<Inner>,
-    /// Define HAVE_SUBGROUPS when compiling.
+/// The limits a spec's workgroup is checked against.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupLimits {
+    /// maxComputeWorkGroupSize.
+    pub size: [u32; 3],
+    /// maxComputeWorkGroupInvocations.
+    pub invocations: u32,
+    /// maxComputeSharedMemorySize.
+    pub shared_bytes: u32,
+}
+
+/// Builds the kernels of one device.
+pub(crate) struct Compiler {
+    device: Arc<Device>,
+    spirv_cache: SpirvCache,
+    store: PipelineStore,
+    /// Programs by kernel fingerprint (interface + GLSL text) and defines.
+    programs: HashMap<String, Program>,
+    /// Define HAVE_SUBGROUPS.
     subgroups: bool,
-    /// maxPushConstantsSize.
-    max_push_bytes: u32,
+    allowed: Allowed,
+    limits: GroupLimits,
 }
 
-struct Inner {
-    pipeline_cache: vk::PipelineCache,
-    programs: HashMap<&'static str, Program>,
-    by_key: HashMap<String, KernelId>,
-    kernels: Vec<Arc<Kernel>>,
-}
-
-impl Cache {
-    pub(crate) fn new(gpu: &Gpu, subgroups: bool, max_push_bytes: u32) -> Result<Self> {
-        Ok(Cache {
-            inner: Mutex::new(Inner {
-                pipeline_cache: gpu.create_pipeline_cache()?,
-                programs: HashMap::new(),
-                by_key: HashMap::new(),
-                kernels: Vec::new(),
-            }),
+impl Compiler {
+    /// A compiler for `device`, with its pipeline store.
+    pub(crate) fn new(
+        device: Arc<Device>,
+        store: PipelineStore,
+        subgroups: bool,
+        limits: GroupLimits,
+    ) -> Self {
+        let enabled = device.enabled();
+        let allowed = Allowed {
+            int64: enabled.int64,
+            float64: enabled.float64,
+            int16: enabled.int16,
+            float_atomic_add: enabled.float_atomic_add,
+            subgroup: enabled.subgroup.as_raw(),
+        };
+        Compiler {
+            device,
+            spirv_cache: SpirvCache::new(),
+            store,
+            programs: HashMap::new(),
             subgroups,
-            max_push_bytes,
+            allowed,
+            limits,
+        }
+    }
+
+    /// Save the pipeline cache's data (the device is closing).
+    pub(crate) fn save(&mut self) {
+        self.store.save();
+    }
+
+    /// Build the pipeline of `spec` from its GLSL `source`.
+    pub(crate) fn compile(&mut self, spec: &KernelSpec, source: &str) -> Result<Kernel> {
+        let def = spec.def();
+        let compile_error = |log: String| Error::Compile {
+            api: Api::Vulkan,
+            kernel: spec.label(),
+            log,
+        };
+        let bindings = def.bindings().len() as u32;
+        if bindings > MAX_BINDINGS {
+            return Err(Error::unsupported(
+                Api::Vulkan,
+                format!(
+                    "kernel '{}' binds {bindings} buffers; the Vulkan backend binds at most \
+                     {MAX_BINDINGS}",
+                    def.name()
+                ),
+            ));
+        }
+        let push_bytes = u32::try_from(def.params().len() * 4).unwrap_or(u32::MAX);
+        check_limit(
+            "workgroup size",
+            spec.group_size().into(),
+            self.limits.size[0].into(),
+        )?;
+        check_limit(
+            "workgroup invocations",
+            spec.group_size().into(),
+            self.limits.invocations.into(),
+        )?;
+        let interface = Interface {
+            bindings,
+            push_bytes,
+            constants: def.constants().len() as u32,
+        };
+        let key = def
+            .fingerprint(Language::Glsl)
+            .u64(u64::from(self.subgroups))
+            .hex();
+        if !self.programs.contains_key(&key) {
+            let program = self.program(source, &interface, push_bytes, &compile_error)?;
+            self.programs.insert(key.clone(), program);
+        }
+        let program = self
+            .programs
+            .get(&key)
+            .ok_or_else(|| Error::Internal("vulkan: a program vanished from the cache".into()))?;
+        let values = spec.values();
+        let size = program
+            .spirv
+            .workgroup_size(values)
+            .map_err(|why| Error::unsupported(Api::Vulkan, format!("{}: {why}", spec.label())))?;
+        for (axis, (&n, &max)) in size.iter().zip(&self.limits.size).enumerate() {
+            const AXES: [&str; 3] = ["workgroup size", "workgroup size (y)", "workgroup size (z)"];
+            check_limit(AXES[axis], n.into(), max.into())?;
+        }
+        let invocations = size.iter().map(|&n| u64::from(n)).product::<u64>();
+        check_limit(
+            "workgroup invocations",
+            invocations,
+            self.limits.invocations.into(),
+        )?;
+        let shared = program
+            .spirv
+            .workgroup_bytes(values)
+            .map_err(|why| Error::unsupported(Api::Vulkan, format!("{}: {why}", spec.label())))?;
+        check_limit(
+            "workgroup shared memory (bytes)",
+            shared,
+            self.limits.shared_bytes.into(),
+        )?;
+        // SAFETY: the module passed `Module::check` for this device and this
+        // kernel's interface — entry point `main` (GLCompute), storage buffers
+        // of set 0 below `bindings` only, a push block within `push_bytes`
+        // (the layout's range), 32-bit specialization constants for the
+        // spec's ids — and for these values its workgroup size and workgroup
+        // memory are within the device's limits (checked just above).
+        let created =
+            unsafe { Pipeline::new(self.store.cache(), &program.module, &program.layout, values) };
+        let pipeline = match created {
+            Ok(pipeline) => pipeline,
+            Err(PipelineError::Other(e)) => return Err(e),
+            Err(PipelineError::Vulkan(vk::Result::ERROR_INVALID_SHADER_NV)) => {
+                return Err(compile_error(
+                    "vkCreateComputePipelines rejected the shader (VK_ERROR_INVALID_SHADER_NV)"
+                        .into(),
+                ))
+            }
+            Err(PipelineError::Vulkan(e)) => return Err(vk_error("vkCreateComputePipelines", e)),
+        };
+        self.store.compiled();
+        Ok(Kernel {
+            pipeline: Arc::new(pipeline),
+            bindings,
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Build (or fetch) the pipeline of `spec`.
-    pub(crate) fn compile(&self, gpu: &Gpu, spec: &KernelSpec) -> Result<KernelId> {
-        let key = spec.cache_key();
-        let mut inner = self.lock();
-        if let Some(&id) = inner.by_key.get(&key) {
-            return Ok(id);
-        }
-        let def = spec.kernel;
-        let group_size = spec.value("GROUP_SIZE").ok_or_else(|| {
-            Error::InvalidArgument(format!("kernel '{}' has no GROUP_SIZE constant", def.name))
-        })?;
-        if !inner.programs.contains_key(def.name) {
-            let program = self.program(gpu, def, &key)?;
-            inner.programs.insert(def.name, program);
-        }
-        let Some(program) = inner.programs.get(def.name) else {
-            return Err(Error::backend(
-                Api::Vulkan,
-                "program vanished from the cache",
-            ));
-        };
-        let (module, layout, set_layout) = (program.module, program.layout, program.set_layout);
-        tracing::debug!(kernel = %key, "vulkan: creating compute pipeline");
-        let pipeline = gpu
-            .create_compute_pipeline(inner.pipeline_cache, module, layout, &spec.values)
-            .map_err(|e| match e {
-                vk::Result::ERROR_DEVICE_LOST => vk_error("vkCreateComputePipelines", e),
-                _ => Error::Compile {
-                    api: Api::Vulkan,
-                    kernel: key.clone(),
-                    log: format!("vkCreateComputePipelines failed: {e}"),
-                },
-            })?;
-        let id = KernelId(inner.kernels.len() as u64);
-        inner.kernels.push(Arc::new(Kernel {
-            def,
-            group_size,
-            pipeline,
-            layout,
-            set_layout,
-        }));
-        inner.by_key.insert(key, id);
-        Ok(id)
-    }
-
-    /// Compile a kernel's source and create its module and layouts.
-    fn program(&self, gpu: &Gpu, def: &'static KernelDef, key: &str) -> Result<Program> {
-        let source = def.sources.glsl;
-        let spirv = glsl_to_spirv(source, self.subgroups).map_err(|log| Error::Compile {
-            api: Api::Vulkan,
-            kernel: key.to_string(),
-            log,
-        })?;
-        if def.bindings.len() as u32 > crate::queue::MAX_BINDINGS {
-            return Err(Error::Unsupported(format!(
-                "kernel '{}' binds {} buffers; the Vulkan backend supports {}",
-                def.name,
-                def.bindings.len(),
-                crate::queue::MAX_BINDINGS
-            )));
-        }
-        let push_bytes = 4 * def.params.len() as u32;
-        if push_bytes > self.max_push_bytes {
-            return Err(Error::ExceedsLimit {
-                what: "push constant bytes",
-                requested: push_bytes.into(),
-                limit: self.max_push_bytes.into(),
+    /// SPIR-V for `source` (cached or compiled), checked, as a module and
+    /// layout.
+    fn program(
+        &self,
+        source: &str,
+        interface: &Interface,
+        push_bytes: u32,
+        compile_error: &dyn Fn(String) -> Error,
+    ) -> Result<Program> {
+        let (mut words, origin) = self
+            .spirv_cache
+            .load(source, self.subgroups)
+            .map_err(compile_error)?;
+        let mut checked = Module::parse(&words).and_then(|m| {
+            m.check(&self.allowed, interface)?;
+            Ok(m)
+        });
+        if let (Err(why), Origin::Disk) = (&checked, origin) {
+            tracing::debug!("vulkan: cached SPIR-V rejected ({why}); compiling again");
+            stats::count(&stats::SPIRV_REJECTED);
+            words = self
+                .spirv_cache
+                .rebuild(source, self.subgroups)
+                .map_err(compile_error)?;
+            checked = Module::parse(&words).and_then(|m| {
+                m.check(&self.allowed, interface)?;
+                Ok(m)
             });
         }
-        let module = gpu.create_shader_module(&spirv)?;
-        let set_layout = match gpu.create_set_layout(def.bindings.len() as u32) {
-            Ok(l) => l,
-            Err(e) => {
-                gpu.destroy_shader_module(module);
-                return Err(e);
-            }
-        };
-        match gpu.create_pipeline_layout(set_layout, push_bytes) {
-            Ok(layout) => Ok(Program {
-                module,
-                set_layout,
-                layout,
-            }),
-            Err(e) => {
-                gpu.destroy_set_layout(set_layout);
-                gpu.destroy_shader_module(module);
-                Err(e)
-            }
-        }
+        let spirv = checked.map_err(compile_error)?;
+        // SAFETY: `words` is glslang's output for this source (or a cached
+        // copy of it: the disk cache's checksum guarantees the bytes glslang
+        // produced under this key), and it passed `Module::check`: SPIR-V at
+        // most 1.3 (what Vulkan 1.1 accepts), using only capabilities and
+        // extensions this device was created with.
+        let module = unsafe { ShaderModule::new(&self.device, &words)? };
+        let layout = Layout::new(&self.device, interface.bindings, push_bytes)?;
+        Ok(Program {
+            module,
+            layout,
+            spirv,
+        })
     }
-
-    pub(crate) fn get(&self, id: KernelId) -> Result<Arc<Kernel>> {
-        self.lock()
-            .kernels
-            .get(id.0 as usize)
-            .cloned()
-            .ok_or_else(|| Error::InvalidArgument(format!("unknown vulkan kernel {}", id.0)))
-    }
-
-    /// Destroy every pipeline, layout and module (the device is idle).
-    pub(crate) fn destroy(&self, gpu: &Gpu) {
-        let mut inner = self.lock();
-        for kernel in inner.kernels.drain(..) {
-            gpu.destroy_pipeline(kernel.pipeline);
-        }
-        inner.by_key.clear();
-        for (_, program) in inner.programs.drain() {
-            gpu.destroy_pipeline_layout(program.layout);
-            gpu.destroy_set_layout(program.set_layout);
-            gpu.destroy_shader_module(program.module);
-        }
-        gpu.destroy_pipeline_cache(inner.pipeline_cache);
-        inner.pipeline_cache = vk::PipelineCache::null();
-    }
-}
-
-/// GLSL compute shader → SPIR-V words, or glslang's log.
-pub(crate) fn glsl_to_spirv(
-    source: &str,
-    subgroups: bool,
-) -> std::result::Result<Vec<u32>, String> {
-    use glslang::{
-        Compiler, CompilerOptions, ShaderInput, ShaderMessage, ShaderSource, ShaderStage,
-        SourceLanguage, SpirvVersion, Target, VulkanVersion,
-    };
-    // glslang's process-wide state is set up once; compiles are serialised
-    // (the machine has few cores, and it keeps glslang's globals quiet).
-    static GLSLANG: Mutex<()> = Mutex::new(());
-    let _guard = GLSLANG.lock().unwrap_or_else(|p| p.into_inner());
-    if source.contains('\0') {
-        return Err("the source contains a NUL byte".into());
-    }
-    if !source.is_ascii() {
-        // glslang's log must be UTF-8 for the bindings; keep sources ASCII.
-        return Err("the source contains non-ASCII characters".into());
-    }
-    let compiler = Compiler::acquire().ok_or("glslang could not be initialised")?;
-    let source = ShaderSource::from(source);
-    let defines: &[(&str, Option<&str>)] = if subgroups {
-        &[("HAVE_SUBGROUPS", Some("1"))]
-    } else {
-        &[]
-    };
-    let options = CompilerOptions {
-        source_language: SourceLanguage::GLSL,
-        target: Target::Vulkan {
-            version: VulkanVersion::Vulkan1_1,
-            spirv_version: SpirvVersion::SPIRV1_3,
-        },
-        version_profile: None,
-        messages: ShaderMessage::DEFAULT | ShaderMessage::VULKAN_RULES | ShaderMessage::SPV_RULES,
-    };
-    let input = ShaderInput::new(&source, ShaderStage::Compute, &options, Some(defines), None)
-        .map_err(|e| format!("glslang input: {e}"))?;
-    let shader = glslang::Shader::new(compiler, input)
-        .parse()
-        .map_err(|e| e.to_string())?;
-    let log = shader.get_log();
-    if !log.trim().is_empty() {
-        tracing::debug!("glslang: {}", log.trim());
-    }
-    shader.compile().map_err(|e| e.to_string())
 }

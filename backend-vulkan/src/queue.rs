@@ -1,273 +1,234 @@
-//! The in-order queue of the Backend trait, as batches of command buffers.
+//! The in-order queue of the driver contract, as a stream of command
+//! batches (`vk::batch`).
 //!
-//! Writes, zeroes, launches and timer marks are recorded into the open batch
-//! (a command buffer with its own fence and descriptor pool), each command
-//! after a full compute/transfer memory barrier, so every command sees the
-//! results of every command before it. A batch is submitted when it is full
-//! or when the caller must wait (`read`, `finish`, `end_timer`); up to
-//! [`MAX_IN_FLIGHT`] submitted batches run while the next one records.
-//! Buffers freed (and staging buffers used) while work is pending are retired
-//! into the newest batch and destroyed once its fence has signalled.
+//! Every command is recorded into the open batch after a full memory barrier,
+//! so it sees the results of every command before it (in this batch or an
+//! earlier one). A batch is submitted when it is full, holds too much
+//! staging memory, or someone must wait for it; up to [`MAX_IN_FLIGHT`]
+//! submitted batches run while the next one records. Batches are identified
+//! by serial numbers; a buffer remembers the serial of the last batch that
+//! used it, so waiting for one buffer waits for that batch only.
 
-use crate::gpu::Gpu;
-use crate::memory::Allocation;
-use ash::vk;
+use crate::vk::batch::Batch;
+use crate::vk::device::{Device, Queue as DeviceQueue};
+use crate::vk::error::internal;
+use crate::vk::memory::Buffer;
 use rosetta_core::Result;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-/// Commands (and descriptor sets) one batch holds before it is submitted.
-pub(crate) const BATCH_COMMANDS: u32 = 128;
-/// Storage-buffer descriptors per batch (kernels bind at most this many per set).
-pub(crate) const MAX_BINDINGS: u32 = 8;
-/// Submitted batches allowed to run while the next records.
+/// Commands one batch records before it is submitted.
+const BATCH_COMMANDS: u32 = 256;
+/// Most storage buffers one kernel may bind (each batch's descriptor pool
+/// holds `BATCH_COMMANDS` sets of 8 on average, so any one launch fits).
+pub(crate) const MAX_BINDINGS: u32 = 64;
+/// Storage-buffer descriptors of one batch.
+const BATCH_DESCRIPTORS: u32 = BATCH_COMMANDS * 8;
+/// Submitted batches that may run while the next one records.
 const MAX_IN_FLIGHT: usize = 2;
 /// Staging bytes a batch may hold before it is submitted.
 const BATCH_STAGING_BYTES: u64 = 256 << 20;
+/// Idle batches kept for reuse after a `finish`.
+const KEEP_IDLE: usize = 1;
 
-pub(crate) struct Batch {
-    pub(crate) cmd: vk::CommandBuffer,
-    fence: vk::Fence,
-    pool: vk::DescriptorPool,
-    commands: u32,
+/// A batch and the staging memory it keeps alive.
+struct Entry {
+    batch: Batch,
     staging_bytes: u64,
-    retired: Vec<Allocation>,
 }
 
-impl Batch {
-    fn new(gpu: &Gpu, command_pool: vk::CommandPool) -> Result<Self> {
-        let cmd = gpu.allocate_command_buffer(command_pool)?;
-        let fence = match gpu.create_fence() {
-            Ok(f) => f,
-            Err(e) => {
-                gpu.free_command_buffer(command_pool, cmd);
-                return Err(e);
-            }
-        };
-        match gpu.create_descriptor_pool(BATCH_COMMANDS, BATCH_COMMANDS * MAX_BINDINGS) {
-            Ok(pool) => Ok(Batch {
-                cmd,
-                fence,
-                pool,
-                commands: 0,
-                staging_bytes: 0,
-                retired: Vec::new(),
-            }),
-            Err(e) => {
-                gpu.destroy_fence(fence);
-                gpu.free_command_buffer(command_pool, cmd);
-                Err(e)
-            }
-        }
-    }
-
-    fn destroy(self, gpu: &Gpu, command_pool: vk::CommandPool) {
-        for a in self.retired {
-            a.destroy(gpu);
-        }
-        gpu.destroy_descriptor_pool(self.pool);
-        gpu.destroy_fence(self.fence);
-        gpu.free_command_buffer(command_pool, self.cmd);
-    }
-
-    /// Allocate and write the descriptor set of one dispatch.
-    pub(crate) fn descriptor_set(
-        &self,
-        gpu: &Gpu,
-        layout: vk::DescriptorSetLayout,
-        buffers: &[vk::Buffer],
-    ) -> Result<vk::DescriptorSet> {
-        gpu.descriptor_set(self.pool, layout, buffers)
-    }
-
-    /// Keep a staging buffer alive until this batch has run.
-    pub(crate) fn keep(&mut self, staging: Allocation) {
-        self.staging_bytes += staging.size;
-        self.retired.push(staging);
-    }
-}
-
+/// The device's queue as batches.
 pub(crate) struct Queue {
-    command_pool: vk::CommandPool,
-    recording: Option<Batch>,
-    in_flight: VecDeque<Batch>,
+    recording: Option<Entry>,
+    in_flight: VecDeque<Entry>,
     idle: Vec<Batch>,
+    queue: DeviceQueue,
 }
 
 impl Queue {
-    pub(crate) fn new(gpu: &Gpu, family: u32) -> Result<Self> {
-        Ok(Queue {
-            command_pool: gpu.create_command_pool(family)?,
+    /// Batches on `queue`.
+    pub(crate) fn new(queue: DeviceQueue) -> Self {
+        Queue {
             recording: None,
             in_flight: VecDeque::new(),
             idle: Vec::new(),
-        })
+            queue,
+        }
     }
 
-    /// The open batch, ready for one more command: a barrier is recorded first
-    /// so the command is ordered after everything before it. Submits the open
-    /// batch first when it is full.
-    pub(crate) fn command(&mut self, gpu: &Gpu) -> Result<&mut Batch> {
-        let full = self.recording.as_ref().is_some_and(|b| {
-            b.commands >= BATCH_COMMANDS || b.staging_bytes >= BATCH_STAGING_BYTES
+    /// The device.
+    pub(crate) fn device(&self) -> &Arc<Device> {
+        self.queue.device()
+    }
+
+    /// The device queue, whose `&mut` borrow host access to mapped memory
+    /// requires.
+    pub(crate) fn host(&mut self) -> &mut DeviceQueue {
+        &mut self.queue
+    }
+
+    /// The open batch, ready for one more command that binds `bindings`
+    /// buffers: submits a full batch first, opens one if needed, and records
+    /// the barrier that orders the command after everything before it.
+    pub(crate) fn command(&mut self, bindings: u32) -> Result<&mut Batch> {
+        let full = self.recording.as_ref().is_some_and(|e| {
+            e.batch.commands() >= BATCH_COMMANDS
+                || e.staging_bytes >= BATCH_STAGING_BYTES
+                || !e.batch.fits(bindings)
         });
         if full {
-            self.submit(gpu)?;
+            self.submit()?;
         }
-        if self.recording.is_none() {
-            let batch = self.open(gpu)?;
-            self.recording = Some(batch);
+        let entry = match self.recording.take() {
+            Some(entry) => entry,
+            None => Entry {
+                batch: self.open()?,
+                staging_bytes: 0,
+            },
+        };
+        if !entry.batch.fits(bindings) {
+            self.recording = Some(entry);
+            return Err(internal(format!(
+                "a launch binding {bindings} buffers does not fit an empty batch"
+            )));
         }
-        match self.recording.as_mut() {
-            Some(batch) => {
-                gpu.cmd_barrier(batch.cmd);
-                batch.commands += 1;
-                Ok(batch)
-            }
-            None => Err(rosetta_core::Error::backend(
-                rosetta_core::Api::Vulkan,
-                "no open batch",
-            )),
+        let entry = self.recording.insert(entry);
+        entry.batch.barrier()?;
+        Ok(&mut entry.batch)
+    }
+
+    /// Count `bytes` of staging memory held by the open batch.
+    pub(crate) fn add_staging(&mut self, bytes: u64) {
+        if let Some(entry) = self.recording.as_mut() {
+            entry.staging_bytes = entry.staging_bytes.saturating_add(bytes);
         }
     }
 
-    /// A batch to record into: an idle one, or a new one once fewer than
-    /// MAX_IN_FLIGHT batches run (waiting for the oldest otherwise).
-    fn open(&mut self, gpu: &Gpu) -> Result<Batch> {
-        self.reclaim(gpu, false)?;
+    /// A batch to record into: an idle one, or a new one; waits for the
+    /// oldest running batch when `MAX_IN_FLIGHT` already run.
+    fn open(&mut self) -> Result<Batch> {
+        self.reclaim()?;
         if self.idle.is_empty() && self.in_flight.len() >= MAX_IN_FLIGHT {
             if let Some(oldest) = self.in_flight.pop_front() {
-                let waited = gpu.wait_fence(oldest.fence);
-                self.recycle(gpu, oldest)?;
-                waited?;
+                self.wait_entry(oldest)?;
             }
         }
-        let batch = match self.idle.pop() {
-            Some(b) => b,
-            None => Batch::new(gpu, self.command_pool)?,
+        let mut batch = match self.idle.pop() {
+            Some(batch) => batch,
+            None => Batch::new(self.queue.device(), BATCH_COMMANDS, BATCH_DESCRIPTORS)?,
         };
-        if let Err(e) = gpu.begin(batch.cmd) {
-            self.idle.push(batch);
-            return Err(e);
-        }
+        // A batch that fails to begin is dropped, not reused.
+        batch.begin()?;
         Ok(batch)
     }
 
-    /// Submit the open batch, if any.
-    pub(crate) fn submit(&mut self, gpu: &Gpu) -> Result<()> {
-        let Some(batch) = self.recording.take() else {
+    /// Wait for one submitted batch and keep it for reuse.
+    fn wait_entry(&mut self, mut entry: Entry) -> Result<()> {
+        entry.batch.wait()?;
+        self.idle.push(entry.batch);
+        Ok(())
+    }
+
+    /// Submit the open batch, if any, without waiting.
+    pub(crate) fn submit(&mut self) -> Result<()> {
+        let Some(mut entry) = self.recording.take() else {
             return Ok(());
         };
-        gpu.cmd_host_barrier(batch.cmd);
-        let submitted = gpu
-            .end(batch.cmd)
-            .and_then(|()| gpu.submit(batch.cmd, batch.fence));
-        match submitted {
+        match entry.batch.submit(&mut self.queue) {
             Ok(()) => {
-                self.in_flight.push_back(batch);
+                self.in_flight.push_back(entry);
                 Ok(())
             }
             Err(e) => {
-                // Never submitted: nothing on the device uses it beyond what
-                // already ran; wait for the queue, then drop its resources.
-                let _ = gpu.wait_idle();
-                let _ = self.recycle(gpu, batch);
+                if entry.batch.is_idle() {
+                    self.idle.push(entry.batch);
+                }
+                // Otherwise the batch is broken: dropping it waits for it.
                 Err(e)
             }
         }
     }
 
-    /// Submit the open batch and wait for every batch to complete.
-    pub(crate) fn wait_all(&mut self, gpu: &Gpu) -> Result<()> {
-        self.submit(gpu)?;
-        self.reclaim(gpu, true)
-    }
-
-    /// Recycle completed batches (all of them when `wait`).
-    fn reclaim(&mut self, gpu: &Gpu, wait: bool) -> Result<()> {
-        while let Some(front) = self.in_flight.front() {
-            let done = if wait {
-                gpu.wait_fence(front.fence).map(|()| true)
-            } else {
-                gpu.fence_signalled(front.fence)
-            };
-            match done {
-                Ok(false) => return Ok(()),
-                Ok(true) => {
-                    if let Some(batch) = self.in_flight.pop_front() {
-                        self.recycle(gpu, batch)?;
-                    }
-                }
-                Err(e) => {
-                    // A lost (or failing) device: these batches will never
-                    // complete; stop tracking them once the queue is idle.
-                    let _ = gpu.wait_idle();
-                    while let Some(batch) = self.in_flight.pop_front() {
-                        batch.destroy(gpu, self.command_pool);
-                    }
-                    return Err(e);
-                }
+    /// Retire the submitted batches that have completed, without waiting.
+    pub(crate) fn reclaim(&mut self) -> Result<()> {
+        while let Some(front) = self.in_flight.front_mut() {
+            if !front.batch.poll()? {
+                break;
+            }
+            if let Some(entry) = self.in_flight.pop_front() {
+                self.idle.push(entry.batch);
             }
         }
         Ok(())
     }
 
-    /// A completed batch back to the idle list, its retired buffers destroyed.
-    fn recycle(&mut self, gpu: &Gpu, mut batch: Batch) -> Result<()> {
-        for a in batch.retired.drain(..) {
-            a.destroy(gpu);
+    /// Wait until batch `serial` has completed (submitting it if it is the
+    /// open one); earlier batches complete first.
+    pub(crate) fn wait_for(&mut self, serial: u64) -> Result<()> {
+        if self
+            .recording
+            .as_ref()
+            .is_some_and(|e| e.batch.serial() <= serial)
+        {
+            self.submit()?;
         }
-        batch.commands = 0;
-        batch.staging_bytes = 0;
-        let reset = gpu
-            .reset_fence(batch.fence)
-            .and_then(|()| gpu.reset_descriptor_pool(batch.pool));
-        match reset {
-            Ok(()) => {
-                self.idle.push(batch);
-                Ok(())
-            }
-            Err(e) => {
-                batch.destroy(gpu, self.command_pool);
-                Err(e)
-            }
-        }
-    }
-
-    /// Destroy `allocation` once every pending command is done with it: now
-    /// when nothing is pending, else with the newest batch.
-    pub(crate) fn retire(&mut self, gpu: &Gpu, allocation: Allocation) {
-        if let Some(batch) = self.recording.as_mut() {
-            batch.retired.push(allocation);
-        } else if let Some(batch) = self.in_flight.back_mut() {
-            batch.retired.push(allocation);
-        } else {
-            allocation.destroy(gpu);
-        }
-    }
-
-    /// Keep at most one idle batch (after a `finish`, so that long runs do not
-    /// hold more command buffers and pools than they need).
-    pub(crate) fn trim(&mut self, gpu: &Gpu) {
-        while self.idle.len() > 1 {
-            if let Some(batch) = self.idle.pop() {
-                batch.destroy(gpu, self.command_pool);
+        while self
+            .in_flight
+            .front()
+            .is_some_and(|e| e.batch.serial() <= serial)
+        {
+            if let Some(entry) = self.in_flight.pop_front() {
+                self.wait_entry(entry)?;
             }
         }
+        Ok(())
     }
 
-    /// Wait for the device and destroy every batch and the command pool.
-    pub(crate) fn destroy(&mut self, gpu: &Gpu) {
-        if let Some(batch) = self.recording.take() {
-            let _ = gpu.end(batch.cmd);
-            self.idle.push(batch);
+    /// Make `buffer` idle: no recorded or running batch uses it any more.
+    pub(crate) fn settle(&mut self, buffer: &Buffer) -> Result<()> {
+        if !buffer.busy() {
+            return Ok(());
         }
-        let _ = gpu.wait_idle();
-        while let Some(batch) = self.in_flight.pop_front() {
-            batch.destroy(gpu, self.command_pool);
+        self.reclaim()?;
+        if buffer.busy() {
+            self.wait_for(buffer.last_batch())?;
         }
-        while let Some(batch) = self.idle.pop() {
-            batch.destroy(gpu, self.command_pool);
+        if buffer.busy() {
+            self.finish()?;
         }
-        gpu.destroy_command_pool(self.command_pool);
+        if buffer.busy() {
+            return Err(internal("a buffer stays in use after the queue drained"));
+        }
+        Ok(())
+    }
+
+    /// Whether no recorded or running batch uses `buffer` (after retiring
+    /// the batches that have completed).
+    pub(crate) fn is_idle(&mut self, buffer: &Buffer) -> Result<bool> {
+        if buffer.busy() {
+            self.reclaim()?;
+        }
+        Ok(!buffer.busy())
+    }
+
+    /// Submit the open batch and wait for every batch; keep few idle ones.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        self.submit()?;
+        while let Some(entry) = self.in_flight.pop_front() {
+            self.wait_entry(entry)?;
+        }
+        self.idle.truncate(KEEP_IDLE);
+        Ok(())
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        // Never submitted: let go of what it holds without running it. The
+        // submitted batches wait for their fences as they drop (before the
+        // device can be destroyed: each holds it).
+        if let Some(mut entry) = self.recording.take() {
+            entry.batch.abandon();
+        }
     }
 }

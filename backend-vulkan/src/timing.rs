@@ -1,89 +1,114 @@
-//! Timing: two timestamp queries around the timed region, written at
-//! BOTTOM_OF_PIPE in queue order (the first once everything before it has
-//! completed, the second once everything in the region has), scaled by
-//! `timestampPeriod` and masked to the queue's `timestampValidBits`. Queues
-//! without timestamps fall back to the host clock around a drained queue.
+//! Timestamps as tokens: one query pool used as a ring of [`RING`] slots.
+//!
+//! A mark is a slot, the generation written there (the mark's number) and
+//! the batch that writes it. A slot is reused after [`RING`] more marks;
+//! resolving a mark whose slot was reused is an error
+//! ([`Error::ExceedsLimit`]), never a wrong time. `elapsed` waits for the
+//! end mark's batch (and so for the begin mark's, which comes earlier),
+//! reads both queries, masks the difference to the queue's
+//! `timestampValidBits` and scales it by `timestampPeriod`.
 
-use crate::gpu::Gpu;
 use crate::queue::Queue;
-use ash::vk;
-use rosetta_core::{Api, Clock, Error, Result};
-use std::time::{Duration, Instant};
+use crate::vk::query::TimestampPool;
+use rosetta_core::{Api, Error, Result};
+use std::sync::Arc;
+use std::time::Duration;
 
-enum Started {
-    Device,
-    Host(Instant),
+/// Timestamp slots; marks older than this many newer ones have expired.
+pub(crate) const RING: u32 = 4096;
+
+/// A timestamp in queue order (plain data: may outlive the device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Mark {
+    slot: u32,
+    generation: u64,
+    batch: u64,
 }
 
+/// The ring of timestamp queries of one device.
 pub(crate) struct Timer {
-    /// Two timestamp queries, when the queue has timestamps.
-    pool: Option<vk::QueryPool>,
+    pool: Arc<TimestampPool>,
+    /// The generation last written to each slot (0: none).
+    generations: Vec<u64>,
+    /// The next mark's generation (from 1).
+    next: u64,
     /// Nanoseconds per tick.
     period_ns: f64,
-    /// The queue's valid timestamp bits.
+    /// The queue's valid timestamp bits, as a mask.
     mask: u64,
-    started: Option<Started>,
 }
 
 impl Timer {
-    /// A timer for a queue with `valid_bits` timestamp bits (0: none).
-    pub(crate) fn new(gpu: &Gpu, valid_bits: u32, period_ns: f32) -> Result<Self> {
-        let pool = if valid_bits > 0 {
-            Some(gpu.create_timestamp_pool(2)?)
-        } else {
-            None
-        };
-        Ok(Timer {
-            pool,
+    /// A timer for a queue with `valid_bits` timestamp bits and `period_ns`
+    /// nanoseconds per tick; `None` without timestamps.
+    pub(crate) fn new(queue: &Queue, valid_bits: u32, period_ns: f32) -> Result<Option<Self>> {
+        if valid_bits == 0 || period_ns <= 0.0 {
+            return Ok(None);
+        }
+        Ok(Some(Timer {
+            pool: TimestampPool::new(queue.device(), RING)?,
+            generations: vec![0; RING as usize],
+            next: 1,
             period_ns: f64::from(period_ns),
             mask: if valid_bits >= 64 {
                 u64::MAX
             } else {
                 (1u64 << valid_bits) - 1
             },
-            started: None,
+        }))
+    }
+
+    /// Record a timestamp after everything enqueued so far.
+    pub(crate) fn mark(&mut self, queue: &mut Queue) -> Result<Mark> {
+        let generation = self.next;
+        let slot = (generation % u64::from(RING)) as u32;
+        let batch = queue.command(0)?;
+        batch.timestamp(&self.pool, slot)?;
+        let serial = batch.serial();
+        self.next += 1;
+        self.generations[slot as usize] = generation;
+        Ok(Mark {
+            slot,
+            generation,
+            batch: serial,
         })
     }
 
-    pub(crate) fn begin(&mut self, gpu: &Gpu, queue: &mut Queue) -> Result<()> {
-        match self.pool {
-            Some(pool) => {
-                let batch = queue.command(gpu)?;
-                gpu.cmd_reset_queries(batch.cmd, pool, 2);
-                gpu.cmd_timestamp(batch.cmd, pool, 0);
-                self.started = Some(Started::Device);
-            }
-            None => {
-                queue.wait_all(gpu)?;
-                self.started = Some(Started::Host(Instant::now()));
-            }
-        }
-        Ok(())
-    }
-
-    pub(crate) fn end(&mut self, gpu: &Gpu, queue: &mut Queue) -> Result<(Duration, Clock)> {
-        match (self.started.take(), self.pool) {
-            (Some(Started::Device), Some(pool)) => {
-                let batch = queue.command(gpu)?;
-                gpu.cmd_timestamp(batch.cmd, pool, 1);
-                queue.wait_all(gpu)?;
-                let mut ticks = [0u64; 2];
-                gpu.query_results(pool, &mut ticks)?;
-                let elapsed = ticks[1].wrapping_sub(ticks[0]) & self.mask;
-                let nanos = elapsed as f64 * self.period_ns;
-                Ok((Duration::from_nanos(nanos.round() as u64), Clock::Device))
-            }
-            (Some(Started::Host(start)), _) => {
-                queue.wait_all(gpu)?;
-                Ok((start.elapsed(), Clock::Host))
-            }
-            _ => Err(Error::backend(Api::Vulkan, "end_timer without begin_timer")),
+    /// Whether `mark` still owns its slot.
+    fn check(&self, mark: &Mark) -> Result<()> {
+        if self.generations.get(mark.slot as usize) == Some(&mark.generation) {
+            Ok(())
+        } else {
+            Err(Error::ExceedsLimit {
+                what: "timestamps taken after the one resolved (its query slot was reused)",
+                requested: self.next.saturating_sub(mark.generation),
+                limit: u64::from(RING),
+            })
         }
     }
 
-    pub(crate) fn destroy(&mut self, gpu: &Gpu) {
-        if let Some(pool) = self.pool.take() {
-            gpu.destroy_query_pool(pool);
-        }
+    /// Device time from `begin` to `end`, once `end` has been reached.
+    pub(crate) fn elapsed(
+        &mut self,
+        queue: &mut Queue,
+        begin: &Mark,
+        end: &Mark,
+    ) -> Result<Duration> {
+        self.check(begin)?;
+        self.check(end)?;
+        queue.wait_for(begin.batch.max(end.batch))?;
+        let ticks = |mark: &Mark| -> Result<u64> {
+            self.pool.ticks(mark.slot)?.ok_or_else(|| {
+                Error::device(
+                    Api::Vulkan,
+                    "vkGetQueryPoolResults",
+                    "the timestamp was never written (an earlier submission failed)",
+                )
+            })
+        };
+        let (t0, t1) = (ticks(begin)?, ticks(end)?);
+        let delta = t1.wrapping_sub(t0) & self.mask;
+        let nanos = (delta as f64 * self.period_ns).round();
+        Ok(Duration::from_nanos(nanos as u64))
     }
 }
