@@ -34,10 +34,10 @@ bench)
     for api in cuda vulkan opencl:1 wgpu:0; do
         dir=/tmp/rc-first-$(echo $api | tr ':' '-'); rm -rf "$dir"
         for run in cold warm; do
-            s=$(date +%s.%N)
+            s=$EPOCHREALTIME
             ROSETTA_CACHE_DIR=$dir "$B" run histogram --backend "$api" --bins 256 /tmp/v.npy -o /tmp/h.npy > /dev/null 2>&1
-            e=$(date +%s.%N)
-            echo "$api $run $(echo "$e - $s" | bc) s" >> "$OUT/first-op.txt"
+            e=$EPOCHREALTIME
+            awk -v a="$api" -v r="$run" -v s="$s" -v e="$e" 'BEGIN { printf "%s %s %.3f s\n", a, r, e - s }' >> "$OUT/first-op.txt"
         done
     done
     cat "$OUT/first-op.txt"
