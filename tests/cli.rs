@@ -284,8 +284,166 @@ fn report_writes_html_and_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(json["conformance"]["passed"], true);
-    assert!(!json["bench"]["results"].as_array().unwrap().is_empty());
+    assert_eq!(json["schema"], rosetta::report::SCHEMA);
+    assert_eq!(json["passed"], true);
+    assert!(!json["bench"][0]["run"]["results"]
+        .as_array()
+        .unwrap()
+        .is_empty());
     let page = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(page.contains("Conformance") && page.contains("<svg"));
+}
+
+/// `path` rewritten as if it came from machine `host`; `edit` changes more.
+fn as_from(path: &Path, host: &str, to: &Path, edit: impl Fn(&mut serde_json::Value)) {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["machine"]["host"] = host.into();
+    edit(&mut json);
+    std::fs::write(to, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+}
+
+#[test]
+fn report_merge_of_two_machines() {
+    let dir = scratch("merge");
+    let (a, b, c, d) = (
+        dir.join("a.json"),
+        dir.join("b.json"),
+        dir.join("c.json"),
+        dir.join("d.json"),
+    );
+    let out = rosetta(&[
+        "conform",
+        "--backend",
+        "cpu",
+        "--quick",
+        "--case",
+        "reduce",
+        "--out",
+        path(&a),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = rosetta(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--size",
+        "small",
+        "--op",
+        "reduce",
+        "--json",
+        path(&c),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Machine "second-machine": one case fewer, and its CPU device listed as cpu:3.
+    as_from(&a, "second-machine", &b, |json| {
+        json["cases"].as_array_mut().unwrap().remove(0);
+    });
+    as_from(&c, "second-machine", &d, |json| {
+        json["devices"][0]["index"] = 3.into();
+        for r in json["results"].as_array_mut().unwrap() {
+            r["device"] = "cpu:3".into();
+        }
+    });
+    let report = dir.join("report");
+    let out = rosetta(&[
+        "report",
+        "--merge",
+        path(&a),
+        path(&b),
+        path(&c),
+        path(&d),
+        "--out",
+        path(&report),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("2 machine(s)"), "{stdout}");
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    let host_a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let host_a = host_a["machine"]["host"].as_str().unwrap().to_string();
+    assert!(
+        page.contains(&format!("{host_a} cpu:0")),
+        "machine a's column"
+    );
+    assert!(page.contains("second-machine cpu:0"), "machine b's column");
+    assert!(
+        page.contains("second-machine cpu:3"),
+        "machine b's benchmark series"
+    );
+    assert!(
+        page.contains("<td class=\"id\">cpu:0</td><td class=\"id\">cpu:3</td>"),
+        "machine b's cpu:3 is compared with machine a's cpu:0 (same API and name)"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["schema"], rosetta::report::SCHEMA);
+    assert_eq!(json["machines"].as_array().unwrap().len(), 2);
+    // The case machine b did not run is not run there, never passed.
+    let dropped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let name = dropped["cases"][0]["name"].as_str().unwrap();
+    let columns = json["columns"].as_array().unwrap();
+    let b_column = columns
+        .iter()
+        .position(|c| c["label"] == "second-machine cpu:0")
+        .unwrap();
+    let case = json["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap();
+    assert_eq!(case["cells"][b_column]["status"], "not-run");
+    // The merged file merges again.
+    let again = dir.join("again");
+    let out = rosetta(&[
+        "report",
+        "--merge",
+        path(&report.join("results.json")),
+        "--out",
+        path(&again),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn report_merge_refuses_what_it_cannot_read() {
+    let dir = scratch("merge-refuse");
+    let out_dir = dir.join("out");
+    let merge = |file: &Path| rosetta(&["report", "--merge", path(file), "--out", path(&out_dir)]);
+    let cases = [
+        ("notjson.json", "this is not JSON", "not JSON"),
+        (
+            "other.json",
+            r#"{"name": "left-pad"}"#,
+            "not a rosetta result",
+        ),
+        (
+            "old.json",
+            r#"{"schema": "rosetta-report/1"}"#,
+            "rosetta-report/1",
+        ),
+        (
+            "future.json",
+            r#"{"schema": "rosetta-bench/9"}"#,
+            "rosetta-bench/9",
+        ),
+        (
+            "foreign.json",
+            r#"{"schema": "other/1"}"#,
+            "not a rosetta result",
+        ),
+    ];
+    for (name, text, mentions) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let out = merge(&file);
+        assert_usage_error(&out, mentions);
+        assert_usage_error(&out, name);
+    }
+    assert_usage_error(&merge(&dir.join("missing.json")), "missing.json");
+    assert!(!out_dir.join("index.html").exists(), "nothing is written");
 }

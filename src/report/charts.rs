@@ -853,7 +853,14 @@ mod tests {
     use super::*;
     use crate::bench::Stats;
 
-    fn result(device: &str, op: &str, series: &str, log2: u32, v: f64, metric: Metric) -> BenchResult {
+    fn result(
+        device: &str,
+        op: &str,
+        series: &str,
+        log2: u32,
+        v: f64,
+        metric: Metric,
+    ) -> BenchResult {
         let api = device.split(':').next().unwrap_or("cpu").to_string();
         let t = Stats {
             median_s: 1e-3,
@@ -929,9 +936,23 @@ mod tests {
             }
             for log2 in [24, 26] {
                 let v = 30.0 * f64::from(log2);
-                results.push(result(device, "reduce", "sum f32", log2, v, Metric::Bandwidth));
+                results.push(result(
+                    device,
+                    "reduce",
+                    "sum f32",
+                    log2,
+                    v,
+                    Metric::Bandwidth,
+                ));
             }
-            results.push(result(device, "matmul", "square", 20, 1000.0, Metric::Flops));
+            results.push(result(
+                device,
+                "matmul",
+                "square",
+                20,
+                1000.0,
+                Metric::Flops,
+            ));
         }
         results[1].clock = Some(Clock::Host);
         results[2].status = Status::Wrong;
@@ -946,7 +967,10 @@ mod tests {
         assert!(titles[3].contains("GFLOP/s"));
         assert!(bars[1].svg.contains("cuda:0") && bars[1].svg.contains("wgpu:1"));
         assert!(bars[2].svg.contains("µs"), "reduce times are microseconds");
-        assert!(bars[2].svg.contains("220.0 µs"), "time bars are labelled as times");
+        assert!(
+            bars[2].svg.contains("220.0 µs"),
+            "time bars are labelled as times"
+        );
         let lines = size_charts(&s);
         assert_eq!(lines.len(), 2, "the reduce sweep in time and in GB/s");
         assert!(lines.iter().any(|c| c.svg.contains("copy 900 GB/s")));
@@ -967,9 +991,17 @@ mod tests {
     #[test]
     fn odd_numbers_do_not_panic() {
         let mut results = Vec::new();
-        for (i, v) in [f64::NAN, f64::INFINITY, 0.0, -1.0, 1e-30, 1e30, f64::MIN_POSITIVE]
-            .into_iter()
-            .enumerate()
+        for (i, v) in [
+            f64::NAN,
+            f64::INFINITY,
+            0.0,
+            -1.0,
+            1e-30,
+            1e30,
+            f64::MIN_POSITIVE,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let device = format!("cpu:{i}");
             for metric in METRICS {
@@ -980,7 +1012,14 @@ mod tests {
         }
         results.push(result("cpu:9", "reduce", "sum f32", 0, 1.0, Metric::Time));
         results.push(result("cpu:9", "reduce", "sum f32", 63, 1.0, Metric::Time));
-        results.push(result("cpu:9", "conv2d", "filter 5x5", 20, 1.0, Metric::Flops));
+        results.push(result(
+            "cpu:9",
+            "conv2d",
+            "filter 5x5",
+            20,
+            1.0,
+            Metric::Flops,
+        ));
         let mut odd = result("", "", "", 1, 1.0, Metric::Bandwidth);
         odd.label = "x".repeat(500);
         odd.device_name = "<&>\"".into();
@@ -988,6 +1027,7 @@ mod tests {
         let s = series(&results);
         for chart in bar_charts(&s).into_iter().chain(size_charts(&s)) {
             assert!(chart.svg.contains("<svg"), "{}", chart.title);
+            assert!(!chart.svg.contains("<&>"), "text is escaped");
         }
     }
 

@@ -89,12 +89,17 @@ mod tests {
         let l4 = |i| fixtures::device(Api::Cuda, i, "NVIDIA L4", true, None, None);
         let base = fixtures::bench("a", &[l4(0), h200(1)], 1.0);
         let cur = fixtures::bench("b", &[h200(0)], 2.0);
-        assert_eq!(device_map(&base, &cur), [("cuda:1".to_string(), "cuda:0".to_string())]);
+        assert_eq!(
+            device_map(&base, &cur),
+            [("cuda:1".to_string(), "cuda:0".to_string())]
+        );
         // bench::compare alone matches nothing: the ids differ.
         assert!(bench::compare(&base, &cur).unwrap().is_empty());
         let c = compare_across(&base, &cur).unwrap();
         assert_eq!(c.len(), 7, "every workload of the H200");
-        assert!(c.iter().all(|x| x.device == "cuda:0" && x.change == Change::Faster));
+        assert!(c
+            .iter()
+            .all(|x| x.device == "cuda:0" && x.change == Change::Faster));
         // Same id, other name: not the same device.
         let other = fixtures::bench("b", &[l4(1)], 2.0);
         assert!(compare_across(&cur, &other).unwrap().is_empty());

@@ -76,7 +76,14 @@ const UUID: &str = "5d1e8a3f-0c4b-9e2d-7a61-b03c4f2e8d17";
 pub fn gpu_machine_devices() -> Vec<DeviceInfo> {
     vec![
         device(Api::Cuda, 0, "NVIDIA H200", true, Some(PCI), Some(UUID)),
-        device(Api::Vulkan, 0, "NVIDIA H200", true, Some("0000:1b:00.0"), None),
+        device(
+            Api::Vulkan,
+            0,
+            "NVIDIA H200",
+            true,
+            Some("0000:1b:00.0"),
+            None,
+        ),
         device(
             Api::Opencl,
             1,
@@ -86,7 +93,14 @@ pub fn gpu_machine_devices() -> Vec<DeviceInfo> {
             Some("5D1E8A3F0C4B9E2D7A61B03C4F2E8D17"),
         ),
         device(Api::Wgpu, 0, "NVIDIA H200 (Vulkan)", true, None, None),
-        device(Api::Vulkan, 1, "llvmpipe (LLVM 15.0.6, 256 bits)", false, None, None),
+        device(
+            Api::Vulkan,
+            1,
+            "llvmpipe (LLVM 15.0.6, 256 bits)",
+            false,
+            None,
+            None,
+        ),
         device(Api::Cpu, 0, "AMD EPYC 9654 (2 threads)", false, None, None),
     ]
 }
@@ -106,10 +120,22 @@ fn outcome(device: &DeviceInfo, status: CaseStatus, detail: &str) -> Outcome {
 pub const CASES: [(&str, &str, CaseGroup); 6] = [
     ("reduce f32 sum n=1000003", "reduce", CaseGroup::Ops),
     ("matmul 17x33x9", "matmul", CaseGroup::Ops),
-    ("rejects conv1d with an even filter", "conv1d", CaseGroup::Errors),
+    (
+        "rejects conv1d with an even filter",
+        "conv1d",
+        CaseGroup::Errors,
+    ),
     ("reduce f32 sum n=2^31+5", "reduce", CaseGroup::Limits),
-    ("litmus mp workgroup sync", "memory-model", CaseGroup::MemoryModel),
-    ("litmus sb device relaxed", "memory-model", CaseGroup::MemoryModel),
+    (
+        "litmus mp workgroup sync",
+        "memory-model",
+        CaseGroup::MemoryModel,
+    ),
+    (
+        "litmus sb device relaxed",
+        "memory-model",
+        CaseGroup::MemoryModel,
+    ),
 ];
 
 /// A conformance run of `devices` on `host` over `cases` (names from
@@ -160,8 +186,9 @@ pub fn conformance(
                         };
                         o.error_ratio = None;
                         o.detail = format!(
-                            "{} weak outcome (r0, r1) = (0, 0) seen {weak} times in 235520 instances \
+                            "{}{} weak outcome (r0, r1) = (0, 0) seen {weak} times in 235520 instances \
                              over 1840 launches [rule]",
+                            if d.api == Api::Opencl { "OpenCL C 1.2: " } else { "" },
                             if forbidden { "forbidden" } else { "allowed" }
                         );
                         if forbidden && weak > 0 {
@@ -227,7 +254,14 @@ fn stats(median_s: f64) -> Stats {
 }
 
 /// A benchmark result of `device`: `gbps` sets how fast it is.
-pub fn result(device: &DeviceInfo, op: &str, series: &str, log2: u32, metric: Metric, gbps: f64) -> BenchResult {
+pub fn result(
+    device: &DeviceInfo,
+    op: &str,
+    series: &str,
+    log2: u32,
+    metric: Metric,
+    gbps: f64,
+) -> BenchResult {
     let elements = 1u64 << log2;
     let bytes = elements * 4;
     let flops = (metric == Metric::Flops).then_some(elements * 64);
@@ -243,7 +277,11 @@ pub fn result(device: &DeviceInfo, op: &str, series: &str, log2: u32, metric: Me
         elements,
         bytes,
         flops,
-        variant: if op == "matmul" { "tile64x64".into() } else { "subgroup".into() },
+        variant: if op == "matmul" {
+            "tile64x64".into()
+        } else {
+            "subgroup".into()
+        },
         tuned: op == "matmul",
         status: Status::Ok,
         detail: String::new(),
@@ -269,15 +307,31 @@ pub fn bench(host: &str, devices: &[DeviceInfo], speed: f64) -> BenchReport {
         let copy = if gpu { 4000.0 } else { 10.0 } * speed;
         results.push(result(d, "copy", "copy", 26, Metric::Bandwidth, copy));
         for log2 in [16, 18, 20] {
-            results.push(result(d, "reduce", "sum f32", log2, Metric::Time, copy * 0.1));
+            results.push(result(
+                d,
+                "reduce",
+                "sum f32",
+                log2,
+                Metric::Time,
+                copy * 0.1,
+            ));
         }
         for log2 in [24, 26] {
-            results.push(result(d, "reduce", "sum f32", log2, Metric::Bandwidth, copy * 0.9));
+            results.push(result(
+                d,
+                "reduce",
+                "sum f32",
+                log2,
+                Metric::Bandwidth,
+                copy * 0.9,
+            ));
         }
         let mut mm = result(d, "matmul", "square", 20, Metric::Flops, copy * 0.5);
         if d.api == Api::Wgpu {
             mm.status = Status::Error;
-            mm.detail = "kernel matmul failed to compile:\nerror: workgroup storage exceeds 16384 bytes".into();
+            mm.detail =
+                "kernel matmul failed to compile:\nerror: workgroup storage exceeds 16384 bytes"
+                    .into();
             mm.clock = None;
             mm.samples = 0;
             mm.device_time = None;

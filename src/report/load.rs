@@ -222,13 +222,16 @@ fn nested(value: serde_json::Value, kind: Kind) -> std::result::Result<serde_jso
 /// A conformance run whose parts agree: unique device ids, unique case
 /// names, every outcome naming one of the run's devices at most once.
 fn conformance(value: serde_json::Value) -> std::result::Result<conform::Report, String> {
-    let run: conform::Report = serde_json::from_value(value)
-        .map_err(|e| format!("not a {} run: {e}", conform::SCHEMA))?;
+    let run: conform::Report =
+        serde_json::from_value(value).map_err(|e| format!("not a {} run: {e}", conform::SCHEMA))?;
     let ids = unique_ids(run.devices.iter().map(|d| d.id()))?;
     let mut names = HashSet::new();
     for case in &run.cases {
         if !names.insert(case.name.as_str()) {
-            return Err(format!("case '{}' is listed twice", case.name.escape_debug()));
+            return Err(format!(
+                "case '{}' is listed twice",
+                case.name.escape_debug()
+            ));
         }
         let mut seen = HashSet::new();
         for o in &case.results {
@@ -298,7 +301,13 @@ mod tests {
 
     fn conform_json() -> serde_json::Value {
         let devices = fixtures::gpu_machine_devices();
-        serde_json::to_value(fixtures::conformance("m", &devices, &["matmul 17x33x9"], false)).unwrap()
+        serde_json::to_value(fixtures::conformance(
+            "m",
+            &devices,
+            &["matmul 17x33x9"],
+            false,
+        ))
+        .unwrap()
     }
 
     #[test]
@@ -309,13 +318,22 @@ mod tests {
         assert!(refused("{}").contains("no schema id"));
         assert!(refused(r#"{"schema": 2}"#).contains("not a string"));
         assert!(refused(r#"{"schema": "npm-lock/3"}"#).contains("is not a rosetta result"));
-        for old in ["rosetta-report/1", "rosetta-bench/1", "rosetta-conform/1", "rosetta-bench/3"] {
+        for old in [
+            "rosetta-report/1",
+            "rosetta-bench/1",
+            "rosetta-conform/1",
+            "rosetta-bench/3",
+        ] {
             let why = refused(&format!(r#"{{"schema": "{old}", "devices": []}}"#));
             assert!(why.contains(old) && why.contains("re-run"), "{why}");
         }
         // The right schema id on the wrong content.
-        assert!(refused(r#"{"schema": "rosetta-conform/2"}"#).contains("not a rosetta-conform/2 run"));
-        assert!(refused(r#"{"schema": "rosetta-bench/2", "results": 3}"#).contains("rosetta-bench/2"));
+        assert!(
+            refused(r#"{"schema": "rosetta-conform/2"}"#).contains("not a rosetta-conform/2 run")
+        );
+        assert!(
+            refused(r#"{"schema": "rosetta-bench/2", "results": 3}"#).contains("rosetta-bench/2")
+        );
         assert!(refused(r#"{"schema": "rosetta-report/2"}"#).contains("rosetta-report/2"));
         let quoted = refused("{\"schema\": \"x\\ny\"}");
         assert!(quoted.contains("x\\ny"), "{quoted}");

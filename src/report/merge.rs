@@ -22,7 +22,9 @@ use std::path::Path;
 /// schema version this build does not read.
 pub fn merge(paths: &[&Path]) -> Result<Report> {
     if paths.is_empty() {
-        return Err(Error::Usage("nothing to merge: no result files given".into()));
+        return Err(Error::Usage(
+            "nothing to merge: no result files given".into(),
+        ));
     }
     let mut all = Input::default();
     for path in paths {
@@ -104,7 +106,11 @@ impl Machines {
             };
             let n = seen.entry(host.clone()).or_insert(0);
             *n += 1;
-            e.label = if *n == 1 { host } else { format!("{host} #{n}") };
+            e.label = if *n == 1 {
+                host
+            } else {
+                format!("{host} #{n}")
+            };
         }
         self.entries
     }
@@ -170,7 +176,11 @@ pub(crate) fn build(input: Input) -> Report {
     for s in input.conformance {
         let machine = machines.index(&s.run.machine);
         let names: HashSet<String> = s.run.cases.iter().map(|c| c.name.clone()).collect();
-        let clashes = |p: &Proto| p.conformance.iter().any(|&c| !case_names[c].is_disjoint(&names));
+        let clashes = |p: &Proto| {
+            p.conformance
+                .iter()
+                .any(|&c| !case_names[c].is_disjoint(&names))
+        };
         let ci = conformance.len();
         for p in place(&mut protos, machine, &s.run.devices, clashes) {
             protos[p].conformance.push(ci);
@@ -234,7 +244,11 @@ pub(crate) fn build(input: Input) -> Report {
         };
         let n = labels.entry(base.clone()).or_insert(0);
         *n += 1;
-        let label = if *n == 1 { base } else { format!("{base} #{n}") };
+        let label = if *n == 1 {
+            base
+        } else {
+            format!("{base} #{n}")
+        };
         let members: Vec<Member> = g
             .members
             .into_iter()
@@ -324,11 +338,7 @@ fn matrix(runs: &[ConformRun], columns: &[Column]) -> Vec<MatrixCase> {
         }
     }
     let ops = rosetta_kernels::ops();
-    let op_rank = |op: &str| {
-        ops.iter()
-            .position(|o| o.name() == op)
-            .unwrap_or(ops.len())
-    };
+    let op_rank = |op: &str| ops.iter().position(|o| o.name() == op).unwrap_or(ops.len());
     cases.sort_by_key(|&(_, op, group)| (group, op_rank(op)));
     cases
         .into_iter()
@@ -397,10 +407,26 @@ mod tests {
         let mut fewer = all_cases();
         fewer.retain(|c| !c.contains("2^31"));
         vec![
-            save(dir, "a-conform.json", &fixtures::conformance("gpu-a", &devices, &all_cases(), false)),
-            save(dir, "b-conform.json", &fixtures::conformance("gpu-b", &devices, &fewer, true)),
-            save(dir, "a-bench.json", &fixtures::bench("gpu-a", &devices, 1.0)),
-            save(dir, "b-bench.json", &fixtures::bench("gpu-b", &devices, 1.1)),
+            save(
+                dir,
+                "a-conform.json",
+                &fixtures::conformance("gpu-a", &devices, &all_cases(), false),
+            ),
+            save(
+                dir,
+                "b-conform.json",
+                &fixtures::conformance("gpu-b", &devices, &fewer, true),
+            ),
+            save(
+                dir,
+                "a-bench.json",
+                &fixtures::bench("gpu-a", &devices, 1.0),
+            ),
+            save(
+                dir,
+                "b-bench.json",
+                &fixtures::bench("gpu-b", &devices, 1.1),
+            ),
         ]
     }
 
@@ -417,7 +443,10 @@ mod tests {
         let labels: Vec<&str> = r.machines.iter().map(|m| m.label.as_str()).collect();
         assert_eq!(labels, ["gpu-a", "gpu-b"]);
         assert_eq!(r.columns.len(), 12, "six devices on each machine");
-        assert!(r.columns.iter().all(|c| c.conformance.len() == 1 && c.bench.len() == 1));
+        assert!(r
+            .columns
+            .iter()
+            .all(|c| c.conformance.len() == 1 && c.bench.len() == 1));
         assert_eq!(r.columns[0].label, "gpu-a cuda:0");
         assert!(r.columns.iter().any(|c| c.label == "gpu-b wgpu:0"));
         // Columns of one physical device are adjacent; each machine has its own.
@@ -433,7 +462,10 @@ mod tests {
         let limits = r.matrix.iter().find(|c| c.name.contains("2^31")).unwrap();
         for (i, col) in r.columns.iter().enumerate() {
             let status = limits.cells[i].status;
-            match (r.machines[col.machine].label.as_str(), col.info.caps.device_type.is_cpu()) {
+            match (
+                r.machines[col.machine].label.as_str(),
+                col.info.caps.device_type.is_cpu(),
+            ) {
                 ("gpu-b", _) => assert_eq!(status, CellStatus::NotRun, "{}", col.label),
                 ("gpu-a", true) => assert_eq!(status, CellStatus::Skipped),
                 _ => assert_eq!(status, CellStatus::Passed),
@@ -444,7 +476,11 @@ mod tests {
         assert!(groups.windows(2).all(|w| w[0] <= w[1]));
         // b saw a forbidden outcome on vulkan, and wgpu fails a matmul.
         assert_eq!(r.passed, Some(false));
-        let mp = r.matrix.iter().find(|c| c.name.contains("mp workgroup")).unwrap();
+        let mp = r
+            .matrix
+            .iter()
+            .find(|c| c.name.contains("mp workgroup"))
+            .unwrap();
         let failed: Vec<&str> = mp
             .cells
             .iter()
@@ -455,7 +491,11 @@ mod tests {
         assert_eq!(failed, ["gpu-b vulkan:0", "gpu-b vulkan:1"]);
         assert_eq!(mp.cells[0].counts.get("weak"), Some(&0));
         // Benchmark results per column.
-        let wgpu_b = r.columns.iter().position(|c| c.label == "gpu-b wgpu:0").unwrap();
+        let wgpu_b = r
+            .columns
+            .iter()
+            .position(|c| c.label == "gpu-b wgpu:0")
+            .unwrap();
         assert_eq!(r.results_of(wgpu_b).len(), 7);
         assert!(r.results_of(wgpu_b).iter().all(|x| x.device == "wgpu:0"));
         assert_eq!(r.machines().len(), 2);
@@ -473,11 +513,20 @@ mod tests {
             serde_json::to_value(&first.matrix).unwrap(),
             serde_json::to_value(&again.matrix).unwrap()
         );
-        let labels = |r: &Report| r.columns.iter().map(|c| c.label.clone()).collect::<Vec<_>>();
+        let labels = |r: &Report| {
+            r.columns
+                .iter()
+                .map(|c| c.label.clone())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(labels(&first), labels(&again));
         assert_eq!(first.physical.len(), again.physical.len());
         // Sources survive; results the report measured name the report.
-        assert!(again.conformance[0].source.as_deref().unwrap().ends_with("a-conform.json"));
+        assert!(again.conformance[0]
+            .source
+            .as_deref()
+            .unwrap()
+            .ends_with("a-conform.json"));
         let page = std::fs::read_to_string(merged.join("index.html")).unwrap();
         assert!(page.contains("gpu-a") && page.contains("gpu-b"));
     }
@@ -500,10 +549,19 @@ mod tests {
     fn runs_of_other_cases_share_the_column() {
         let d = dir("split");
         let devices = &fixtures::gpu_machine_devices()[4..];
-        let (ops, litmus): (Vec<&str>, Vec<&str>) =
-            all_cases().into_iter().partition(|c| !c.starts_with("litmus"));
-        let a = save(&d, "ops.json", &fixtures::conformance("solo", devices, &ops, false));
-        let b = save(&d, "litmus.json", &fixtures::conformance("solo", devices, &litmus, false));
+        let (ops, litmus): (Vec<&str>, Vec<&str>) = all_cases()
+            .into_iter()
+            .partition(|c| !c.starts_with("litmus"));
+        let a = save(
+            &d,
+            "ops.json",
+            &fixtures::conformance("solo", devices, &ops, false),
+        );
+        let b = save(
+            &d,
+            "litmus.json",
+            &fixtures::conformance("solo", devices, &litmus, false),
+        );
         let mut small = fixtures::bench("solo", devices, 1.0);
         small.results.retain(|r| r.op == "copy");
         let mut big = fixtures::bench("solo", devices, 1.0);
@@ -542,7 +600,10 @@ mod tests {
         );
         assert_eq!(r.machines.len(), 1);
         assert_eq!(r.machines[0].absent.len(), 1);
-        assert_eq!(r.columns[0].label, "cuda:0", "one machine: no machine prefix");
+        assert_eq!(
+            r.columns[0].label, "cuda:0",
+            "one machine: no machine prefix"
+        );
         assert!(r.conformance[0].source.is_none());
         let bench_only = Report::from_bench(fixtures::bench("here", &devices, 1.0));
         assert_eq!(bench_only.passed, None);
@@ -581,7 +642,10 @@ mod tests {
     fn nothing_to_merge_is_a_usage_error() {
         assert!(merge(&[]).unwrap_err().is_usage());
         let e = merge(&[Path::new("/no/such/file.json")]).unwrap_err();
-        assert!(e.is_usage() && e.to_string().contains("/no/such/file.json"), "{e}");
+        assert!(
+            e.is_usage() && e.to_string().contains("/no/such/file.json"),
+            "{e}"
+        );
         let _ = Api::Cpu;
     }
 }

@@ -116,10 +116,10 @@ pub fn group(cpu: &str, devices: &[(usize, &DeviceInfo)]) -> Vec<Group> {
             unkeyed.push((column, info));
             continue;
         }
-        let (matched, note) = if info.physical.pci_bus_id.is_some() && ts[0].starts_with("pci:") {
-            (Matched::Pci, format!("PCI bus id {}", &ts[0][4..]))
-        } else {
-            (Matched::Uuid, format!("UUID {}", &ts[0][5..]))
+        let (matched, note) = match ts[0].split_once(':') {
+            Some(("pci", id)) => (Matched::Pci, format!("PCI bus id {id}")),
+            Some((_, id)) => (Matched::Uuid, format!("UUID {id}")),
+            None => (Matched::Uuid, ts[0].clone()),
         };
         let member = Member {
             column,
@@ -335,10 +335,31 @@ mod tests {
     #[test]
     fn two_gpus_by_pci_id_and_wgpu_by_unique_name() {
         let devices = [
-            device(Api::Cuda, 0, "NVIDIA H200", true, Some("0000:1b:00.0"), None),
+            device(
+                Api::Cuda,
+                0,
+                "NVIDIA H200",
+                true,
+                Some("0000:1b:00.0"),
+                None,
+            ),
             device(Api::Cuda, 1, "NVIDIA L4", true, Some("0000:2c:00.0"), None),
-            device(Api::Vulkan, 0, "NVIDIA L4", true, Some("0000:2C:00.0"), None),
-            device(Api::Vulkan, 1, "NVIDIA H200", true, Some("0000:1B:00.0"), None),
+            device(
+                Api::Vulkan,
+                0,
+                "NVIDIA L4",
+                true,
+                Some("0000:2C:00.0"),
+                None,
+            ),
+            device(
+                Api::Vulkan,
+                1,
+                "NVIDIA H200",
+                true,
+                Some("0000:1B:00.0"),
+                None,
+            ),
             device(Api::Wgpu, 0, "NVIDIA L4 (Vulkan)", true, None, None),
             device(Api::Wgpu, 1, "NVIDIA H200 (Vulkan)", true, None, None),
         ];
@@ -357,8 +378,22 @@ mod tests {
     #[test]
     fn identical_gpus_keep_an_unidentified_device_apart() {
         let devices = [
-            device(Api::Cuda, 0, "NVIDIA H200", true, Some("0000:1b:00.0"), None),
-            device(Api::Cuda, 1, "NVIDIA H200", true, Some("0000:2c:00.0"), None),
+            device(
+                Api::Cuda,
+                0,
+                "NVIDIA H200",
+                true,
+                Some("0000:1b:00.0"),
+                None,
+            ),
+            device(
+                Api::Cuda,
+                1,
+                "NVIDIA H200",
+                true,
+                Some("0000:2c:00.0"),
+                None,
+            ),
             device(Api::Wgpu, 0, "NVIDIA H200 (Vulkan)", true, None, None),
         ];
         let list: Vec<(usize, &DeviceInfo)> = devices.iter().enumerate().collect();

@@ -184,11 +184,12 @@ fn per_physical(report: &Report) -> String {
                 .iter()
                 .map(|r| r.and_then(|r| headline_value(r)).map(|v| v.0))
                 .collect();
-            let best = values
-                .iter()
-                .flatten()
-                .copied()
-                .reduce(|a, b| if better(metric, b, a) { b } else { a });
+            let best =
+                values
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .reduce(|a, b| if better(metric, b, a) { b } else { a });
             let _ = write!(
                 html,
                 "<tr><td>{}</td><td class=\"nw\">{}</td>",
@@ -196,7 +197,8 @@ fn per_physical(report: &Report) -> String {
                 escape(label)
             );
             for (cell, value) in cells.iter().zip(&values) {
-                match (cell, headline_value_text(cell)) {
+                let text = cell.and_then(|r| headline_value(r)).map(|v| v.1);
+                match (cell, text) {
                     (None, _) => html.push_str("<td class=\"muted\">—</td>"),
                     (Some(r), None) => {
                         let _ = write!(
@@ -234,10 +236,6 @@ fn per_physical(report: &Report) -> String {
          how they were matched); the best of each row in bold. Hover a value for the plan variant that \
          ran.</p>{html}"
     )
-}
-
-fn headline_value_text(cell: &Option<&&BenchResult>) -> Option<String> {
-    cell.and_then(|r| headline_value(r)).map(|v| v.1)
 }
 
 fn status_name(s: Status) -> &'static str {
@@ -280,7 +278,11 @@ fn across_runs(report: &Report) -> String {
         let map = device_map(&base.run, &run.run);
         match compare_across(&base.run, &run.run) {
             Err(e) => {
-                let _ = write!(html, "<p class=\"note\">Cannot compare: {}</p>", escape(&e.to_string()));
+                let _ = write!(
+                    html,
+                    "<p class=\"note\">Cannot compare: {}</p>",
+                    escape(&e.to_string())
+                );
             }
             Ok(list) if list.is_empty() => {
                 html.push_str("<p class=\"note\">No device and workload in common.</p>");

@@ -209,7 +209,8 @@ fn ops_table(report: &Report, columns: &[usize]) -> String {
 }
 
 /// What the API's memory model says about a litmus case's weak outcome, as
-/// the case's verdict states it.
+/// the case's verdict states it (`… forbidden weak outcome …`, `… allowed
+/// weak outcome …`, possibly after a prefix such as `OpenCL C 1.2: `).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Expectation {
     Forbidden,
@@ -218,9 +219,9 @@ enum Expectation {
 }
 
 fn expectation(cell: &Cell) -> Expectation {
-    if cell.detail.starts_with("forbidden") {
+    if cell.detail.contains("forbidden weak outcome") {
         Expectation::Forbidden
-    } else if cell.detail.starts_with("allowed") {
+    } else if cell.detail.contains("allowed weak outcome") {
         Expectation::Allowed
     } else {
         Expectation::Unknown
@@ -243,10 +244,16 @@ fn litmus_cell(cell: &Cell) -> String {
     };
     match (cell.status, expectation(cell), weak) {
         (CellStatus::Passed, Expectation::Forbidden, Some(w)) => {
-            format!("<td class=\"num pass\" title=\"{title}\">forbidden: {}</td>", of(w))
+            format!(
+                "<td class=\"num pass\" title=\"{title}\">forbidden: {}</td>",
+                of(w)
+            )
         }
         (CellStatus::Failed, Expectation::Forbidden, Some(w)) => {
-            format!("<td class=\"num fail\" title=\"{title}\">✗ FORBIDDEN seen: {}</td>", of(w))
+            format!(
+                "<td class=\"num fail\" title=\"{title}\">✗ FORBIDDEN seen: {}</td>",
+                of(w)
+            )
         }
         (CellStatus::Passed | CellStatus::Failed, Expectation::Allowed, Some(w)) => {
             let class = if cell.status == CellStatus::Failed {
@@ -254,7 +261,21 @@ fn litmus_cell(cell: &Cell) -> String {
             } else {
                 "allowed"
             };
-            format!("<td class=\"num {class}\" title=\"{title}\">allowed: {}</td>", of(w))
+            format!(
+                "<td class=\"num {class}\" title=\"{title}\">allowed: {}</td>",
+                of(w)
+            )
+        }
+        (CellStatus::Passed | CellStatus::Failed, Expectation::Unknown, Some(w)) => {
+            let class = if cell.status == CellStatus::Failed {
+                "fail"
+            } else {
+                "pass"
+            };
+            format!(
+                "<td class=\"num {class}\" title=\"{title}\">weak: {}</td>",
+                of(w)
+            )
         }
         _ => matrix_cell(cell),
     }

@@ -2,9 +2,9 @@
 //! columns that reach them and how each was matched, capabilities, APIs
 //! without devices.
 
-use super::super::charts::css_color;
-use super::super::model::{Matched, Report};
 use super::text::{badge, count, escape, format_bytes, yes_no};
+use crate::report::charts::css_color;
+use crate::report::model::{Matched, Report};
 use rosetta_core::{DeviceInfo, DeviceType};
 use std::fmt::Write as _;
 
@@ -255,8 +255,9 @@ fn capabilities_table(report: &Report) -> String {
             }
         }),
     ];
-    let mut html =
-        String::from("<h3>Capabilities</h3><div class=\"scroll\"><table class=\"caps\"><tr><th></th>");
+    let mut html = String::from(
+        "<h3>Capabilities</h3><div class=\"scroll\"><table class=\"caps\"><tr><th></th>",
+    );
     for p in &report.physical {
         let _ = write!(
             html,

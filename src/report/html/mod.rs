@@ -24,7 +24,9 @@ pub fn page(report: &Report) -> String {
     };
     let mut html = text::head(title);
     html.push_str(&devices::header(report, title));
-    html.push_str("<nav><a href=\"#devices\">Devices</a><a href=\"#physical\">Physical devices</a>");
+    html.push_str(
+        "<nav><a href=\"#devices\">Devices</a><a href=\"#physical\">Physical devices</a>",
+    );
     if !report.conformance.is_empty() {
         html.push_str("<a href=\"#conformance\">Conformance</a>");
         if report
@@ -60,7 +62,11 @@ mod tests {
     fn sample() -> Report {
         let devices = fixtures::gpu_machine_devices();
         let all: Vec<&str> = CASES.iter().map(|c| c.0).collect();
-        let some: Vec<&str> = all.iter().copied().filter(|c| !c.contains("2^31")).collect();
+        let some: Vec<&str> = all
+            .iter()
+            .copied()
+            .filter(|c| !c.contains("2^31"))
+            .collect();
         let mut a = Report::new(
             vec![Absent {
                 api: "metal".into(),
@@ -127,6 +133,15 @@ mod tests {
             assert!(html.contains(text), "'{text}' is missing");
         }
         assert!(!html.contains("<rosetta>") && !html.contains("<b>.json"));
+        // Every litmus cell with counts shows them (OpenCL's verdicts carry a prefix).
+        let start = html.find("id=\"memory-model\"").unwrap();
+        let litmus = &html[start..start + html[start..].find("<h3 id=\"cases-").unwrap()];
+        assert!(!litmus.contains("✓"), "{litmus}");
+        assert_eq!(
+            litmus.matches("allowed: 490 / 235520").count(),
+            10,
+            "every column but the wgpu ones"
+        );
         if let Ok(dir) = std::env::var("ROSETTA_SAMPLE_REPORT") {
             report.write(std::path::Path::new(&dir)).unwrap();
         }

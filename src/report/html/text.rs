@@ -188,7 +188,10 @@ mod tests {
         assert_eq!(rate_of(1, 0), "—");
         assert_eq!(rate_of(490, 235_520), "2.08e-3");
         assert_eq!(seconds(f64::NAN), "—");
-        assert_eq!(escape("<a href='x'>&</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href='x'>&</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;"
+        );
         assert_eq!(first_line("abc\ndef", 10), "abc…");
     }
 }
