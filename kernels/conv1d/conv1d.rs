@@ -12,6 +12,10 @@
 // boundaries: each phase is one pass over the tile).
 // Indices: positions are offset by the radius so they never go negative, as
 // in the GPU versions.
+// On the CPU: phase a is one copy of the slots inside the signal and zero
+// fills around it; phase b computes BLOCK consecutive outputs (invocations)
+// at a time, a fixed-size block of sums that vectorises, each output still
+// the sum over its taps in order (the same bits as one at a time).
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
@@ -40,21 +44,33 @@ pub fn conv1d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let mut t = first;
     while t < tiles {
         // Phase a: the halo tile, zero outside the signal. — barrier —
-        // Slot s holds x[base + s − radius]; `pos` is that index plus the
-        // radius.
+        // Slot s holds x[base + s − radius]; `pos = base + s` is that index
+        // plus the radius. The slots with radius <= pos < n + radius,
+        // [lo, hi), are one copy; the rest are zeros.
         let base = t * tile;
-        for (s, slot) in shared_signal.iter_mut().enumerate() {
-            let pos = base + s;
-            *slot = if pos >= radius && pos - radius < n {
-                x[pos - radius]
-            } else {
-                0.0
-            };
+        let slots = shared_signal.len();
+        let lo = radius.saturating_sub(base).min(slots);
+        let hi = (n + radius).saturating_sub(base).clamp(lo, slots);
+        shared_signal[..lo].fill(0.0);
+        if lo < hi {
+            shared_signal[lo..hi].copy_from_slice(&x[base + lo - radius..base + hi - radius]);
         }
+        shared_signal[hi..].fill(0.0);
         // Phase b: every output of the tile (invocation lid computes
         // lid + r·GROUP_SIZE), each the sum over its taps in order; those
-        // inside the signal are stored. — barrier —
-        for o in 0..tile.min(n - base) {
+        // inside the signal are stored. BLOCK consecutive outputs at a time,
+        // then the rest one by one. — barrier —
+        let outputs = tile.min(n - base);
+        let mut o = 0;
+        while o + BLOCK <= outputs {
+            let window = &shared_signal[o..o + taps_len + BLOCK - 1];
+            let sums = block_sums(window, shared_taps);
+            for (dst, sum) in out[base + o..base + o + BLOCK].iter().zip(sums) {
+                dst.store_f32(sum);
+            }
+            o += BLOCK;
+        }
+        for o in o..outputs {
             let window = &shared_signal[o..o + taps_len];
             let sum = window
                 .iter()
@@ -64,4 +80,22 @@ pub fn conv1d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
         }
         t += groups;
     }
+}
+
+/// Outputs phase b computes together.
+const BLOCK: usize = 32;
+
+/// The sums of BLOCK consecutive outputs: `window` is their signal,
+/// `taps.len() + BLOCK − 1` values from the first output's first tap. Each
+/// sum adds its taps in order, from 0, as one output at a time does.
+#[inline(always)]
+fn block_sums(window: &[f32], taps: &[f32]) -> [f32; BLOCK] {
+    let mut sums = [0.0f32; BLOCK];
+    for (j, &w) in taps.iter().enumerate() {
+        let values: &[f32; BLOCK] = window[j..j + BLOCK].try_into().unwrap();
+        for (sum, &v) in sums.iter_mut().zip(values) {
+            *sum += w * v;
+        }
+    }
+    sums
 }

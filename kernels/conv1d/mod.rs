@@ -195,6 +195,7 @@ impl Op for Conv1d {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::op::ArrayData;
     use rosetta_core::Error;
 
     #[test]

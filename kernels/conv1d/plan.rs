@@ -373,6 +373,12 @@ pub fn variant_named(name: &str) -> Result<Conv1dVariant> {
         .ok_or_else(|| Error::InvalidArgument(format!("no conv1d variant '{name}'")))
 }
 
+/// The same-size, zero-border cross-correlation of `x` with an odd filter
+/// `taps`, on `backend`: one upload each, one download.
+pub fn conv1d_f32(backend: &Arc<dyn Backend>, x: &[f32], taps: &[f32]) -> Result<Vec<f32>> {
+    conv1d_slice(backend, x, taps, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,10 +491,4 @@ mod tests {
         big.loop_limit = None;
         assert!(max_taps(&big) > 100_000);
     }
-}
-
-/// The same-size, zero-border cross-correlation of `x` with an odd filter
-/// `taps`, on `backend`: one upload each, one download.
-pub fn conv1d_f32(backend: &Arc<dyn Backend>, x: &[f32], taps: &[f32]) -> Result<Vec<f32>> {
-    conv1d_slice(backend, x, taps, None)
 }

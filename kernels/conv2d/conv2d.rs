@@ -15,6 +15,11 @@
 // Indices: halo positions are offset by the filter's radii so they never go
 // negative, as in the GPU versions. Each output sums the filter row by row,
 // in order.
+// On the CPU: phase a fills the halo tile by rows (one run of each source
+// row, the border rule on either side); phase b computes BLOCK consecutive
+// outputs of a tile row at a time, a fixed-size block of sums that
+// vectorises, each output still summing the filter row by row, in order
+// (the same bits as one at a time).
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
@@ -51,20 +56,19 @@ pub fn conv2d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
             f32::from_bits(image[p])
         }
     };
-    // The image at row py − ry, column px − rx with the border rule.
-    let pixel = |py: usize, px: usize| -> f32 {
+    // The source row of halo row py (image row py − ry with the border
+    // rule), or None where the row is all zeros.
+    let source_row = |py: usize| -> Option<usize> {
         if clamp_border {
-            let y = if py < ry {
+            Some(if py < ry {
                 0
             } else {
                 (py - ry).min(height - 1)
-            };
-            let x = if px < rx { 0 } else { (px - rx).min(width - 1) };
-            load(y * width + x)
-        } else if py < ry || px < rx || py - ry >= height || px - rx >= width {
-            0.0
+            })
+        } else if py < ry || py - ry >= height {
+            None
         } else {
-            load((py - ry) * width + (px - rx))
+            Some(py - ry)
         }
     };
 
@@ -72,16 +76,58 @@ pub fn conv2d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     while t < tiles {
         // Phase a: the halo tile with the border rule. — barrier —
         let (y0, x0) = ((t / tiles_x) * tile_h, (t % tiles_x) * tile_w);
+        // By rows: slot (r, col) holds pixel (y0 + r − ry, x0 + col − rx);
+        // the columns inside the image, [lo, hi), are one run of the source
+        // row, the rest follow the border rule (the row's edge pixel, or 0).
+        let lo = rx.saturating_sub(x0).min(stride);
+        let hi = (width + rx).saturating_sub(x0).clamp(lo, stride);
         for (r, row) in shared_tile.chunks_exact_mut(stride).enumerate() {
-            for (col, slot) in row.iter_mut().enumerate() {
-                *slot = pixel(y0 + r, x0 + col);
+            let Some(y) = source_row(y0 + r) else {
+                row.fill(0.0);
+                continue;
+            };
+            let line = y * width; // pixel of column 0
+            if lo < hi {
+                let start = line + x0 + lo - rx;
+                let inside = &mut row[lo..hi];
+                if bytes {
+                    for (i, slot) in inside.iter_mut().enumerate() {
+                        *slot = load(start + i);
+                    }
+                } else {
+                    for (slot, &word) in inside.iter_mut().zip(&image[start..start + (hi - lo)]) {
+                        *slot = f32::from_bits(word);
+                    }
+                }
             }
+            let (left, right) = if clamp_border {
+                (load(line), load(line + width - 1))
+            } else {
+                (0.0, 0.0)
+            };
+            row[..lo].fill(left);
+            row[hi..].fill(right);
         }
         // Phase b: every output of the tile from shared memory, each the sum
         // over the filter row by row, in order; those inside the image are
-        // stored. — barrier —
+        // stored. BLOCK consecutive outputs of a row at a time, then the
+        // rest of the row one by one. — barrier —
+        let cols = tile_w.min(width - x0);
         for oy in 0..tile_h.min(height - y0) {
-            for ox in 0..tile_w.min(width - x0) {
+            let out_row = &out[(y0 + oy) * width + x0..][..cols];
+            let mut ox = 0;
+            while ox + BLOCK <= cols {
+                let mut sums = [0.0f32; BLOCK];
+                for i in 0..kh {
+                    let window = &shared_tile[(oy + i) * stride + ox..][..kw + BLOCK - 1];
+                    accumulate_block(&mut sums, window, &shared_filter[i * kw..(i + 1) * kw]);
+                }
+                for (dst, sum) in out_row[ox..ox + BLOCK].iter().zip(sums) {
+                    dst.store_f32(sum);
+                }
+                ox += BLOCK;
+            }
+            for ox in ox..cols {
                 let mut sum = 0.0f32;
                 for i in 0..kh {
                     let window = &shared_tile[(oy + i) * stride + ox..][..kw];
@@ -90,9 +136,25 @@ pub fn conv2d(group: &mut Group<'_>, bindings: &Bindings<'_>) {
                         sum += w * v;
                     }
                 }
-                out[(y0 + oy) * width + x0 + ox].store_f32(sum);
+                out_row[ox].store_f32(sum);
             }
         }
         t += groups;
+    }
+}
+
+/// Outputs of a tile row phase b computes together.
+const BLOCK: usize = 16;
+
+/// Add one filter row's taps, in order, to the sums of BLOCK consecutive
+/// outputs: `window` is their halo-tile row, `weights.len() + BLOCK − 1`
+/// values from the first output's first tap.
+#[inline(always)]
+fn accumulate_block(sums: &mut [f32; BLOCK], window: &[f32], weights: &[f32]) {
+    for (j, &w) in weights.iter().enumerate() {
+        let values: &[f32; BLOCK] = window[j..j + BLOCK].try_into().unwrap();
+        for (sum, &v) in sums.iter_mut().zip(values) {
+            *sum += w * v;
+        }
     }
 }

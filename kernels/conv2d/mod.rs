@@ -258,6 +258,8 @@ impl Op for Conv2d {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::op::ArrayData;
+    use rosetta_core::Error;
 
     #[test]
     fn the_kernel_has_every_language() {

@@ -438,6 +438,29 @@ pub fn conv2d_slice<P: Pixel + Element>(
     out.read(pixels)
 }
 
+/// The same-size 2-D cross-correlation of a row-major `height × width` f32
+/// image with a row-major odd `kh × kw` filter, on `backend`.
+pub fn conv2d_f32(
+    backend: &Arc<dyn Backend>,
+    image: &[f32],
+    filter: &[f32],
+    spec: &Conv2dSpec,
+) -> Result<Vec<f32>> {
+    conv2d_slice(backend, image, filter, spec, None)
+}
+
+/// The same-size 2-D cross-correlation of a row-major `height × width` u8
+/// image (uploaded as it is, four pixels to a word) with a row-major odd
+/// `kh × kw` f32 filter, on `backend`; f32 output.
+pub fn conv2d_u8(
+    backend: &Arc<dyn Backend>,
+    image: &[u8],
+    filter: &[f32],
+    spec: &Conv2dSpec,
+) -> Result<Vec<f32>> {
+    conv2d_slice(backend, image, filter, spec, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Border;
@@ -565,27 +588,4 @@ mod tests {
         assert!(fits(k));
         assert!(!fits(k + 2));
     }
-}
-
-/// The same-size 2-D cross-correlation of a row-major `height × width` f32
-/// image with a row-major odd `kh × kw` filter, on `backend`.
-pub fn conv2d_f32(
-    backend: &Arc<dyn Backend>,
-    image: &[f32],
-    filter: &[f32],
-    spec: &Conv2dSpec,
-) -> Result<Vec<f32>> {
-    conv2d_slice(backend, image, filter, spec, None)
-}
-
-/// The same-size 2-D cross-correlation of a row-major `height × width` u8
-/// image (uploaded as it is, four pixels to a word) with a row-major odd
-/// `kh × kw` f32 filter, on `backend`; f32 output.
-pub fn conv2d_u8(
-    backend: &Arc<dyn Backend>,
-    image: &[u8],
-    filter: &[f32],
-    spec: &Conv2dSpec,
-) -> Result<Vec<f32>> {
-    conv2d_slice(backend, image, filter, spec, None)
 }

@@ -57,6 +57,13 @@
 //! Shared rows are padded by [`PAD`]` = 4` floats against bank conflicts
 //! (keeping 16-byte alignment for vector reads).
 //!
+//! # On the CPU backend
+//! The Rust version runs every variant. Where nothing is tuned, the plan
+//! runs the heuristic's tiling in its CPU form ([`CPU_TILINGS`]: `TILE_K`
+//! 64, 4 × 16 micro-tiles for the 128 × 128 tile), which only the Rust
+//! version runs; the tuner measures those too there. Its phase b uses AVX2 +
+//! FMA where the CPU has them (detected at run time).
+//!
 //! # Interface
 //! `matmul`:
 //! - constants: `GROUP_SIZE`, `TILE_M`, `TILE_N`, `TILE_K`, `THREAD_M`, `THREAD_N`.
@@ -85,7 +92,7 @@ pub use kernel::{kernel, sum_kernel};
 pub use plan::matmul_f32;
 pub use plan::{
     geometry, heuristic_variant, tune_class, Algorithm, Geometry, MatmulPlan, MatmulVariant,
-    SumPass, Tiling, TILINGS,
+    SumPass, Tiling, CPU_TILINGS, TILINGS,
 };
 pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec, PAD};
 
@@ -141,8 +148,14 @@ impl Prepared for MatmulRun {
     }
 }
 
-/// The workload `C (m×n) = A (m×k)·B (k×n)` with seeded inputs in [-1, 1).
+/// The workload `C (m×n) = A (m×k)·B (k×n)` with seeded inputs in [-1, 1),
+/// tunable among [`MatmulVariant::all`].
 pub fn workload(m: usize, n: usize, k: usize) -> Workload {
+    workload_among(m, n, k, MatmulVariant::all())
+}
+
+/// The workload, tunable among `variants`.
+fn workload_among(m: usize, n: usize, k: usize, variants: Vec<MatmulVariant>) -> Workload {
     let spec = MatmulSpec { m, k, n };
     let (series, label) = if m == n && n == k {
         ("square f32".to_string(), format!("square f32 {m}x{n}x{k}"))
@@ -182,10 +195,7 @@ pub fn workload(m: usize, n: usize, k: usize) -> Workload {
     )
     .tunable(
         tune_class(&spec),
-        MatmulVariant::all()
-            .iter()
-            .map(MatmulVariant::name)
-            .collect(),
+        variants.iter().map(MatmulVariant::name).collect(),
     )
 }
 
@@ -216,7 +226,12 @@ impl Op for Matmul {
             (Size::Large, false) => &[4096, 2048, 1024],
             (Size::Large, true) => &[1024],
         };
-        sides.iter().map(|&s| workload(s, s, s)).collect()
+        // Tunable among the device's own variants (the CPU backend's
+        // tilings there too).
+        sides
+            .iter()
+            .map(|&s| workload_among(s, s, s, MatmulVariant::for_device(device)))
+            .collect()
     }
 
     fn cli(&self) -> CliSpec {
@@ -257,12 +272,17 @@ mod tests {
         let list = Matmul.workloads(Size::Large, &backend);
         assert_eq!(list.len(), 1);
         assert_eq!(list[0].flops, Some(2 * 1024u64.pow(3)));
-        assert_eq!(list[0].variants.len(), TILINGS.len());
+        assert_eq!(list[0].variants.len(), TILINGS.len() + CPU_TILINGS.len());
         assert_eq!(
             list[0].tune_class.as_deref(),
             Some("m<=2^10 n<=2^10 k<=2^10")
         );
         let mut gpu = backend.clone();
+        gpu.api = rosetta_core::Api::Cuda;
+        assert_eq!(
+            Matmul.workloads(Size::Large, &gpu)[0].variants.len(),
+            TILINGS.len()
+        );
         gpu.caps.device_type = rosetta_core::DeviceType::DiscreteGpu;
         let sides: Vec<u64> = Matmul
             .workloads(Size::Large, &gpu)

@@ -10,9 +10,9 @@
 //! split-K and the passes stay as they are.
 
 use super::spec::{MatmulSpec, PAD};
-use crate::op::{check_binding, prepare_kernel, u32_param, TuningCache};
+use crate::op::{check_binding, prepare_kernel, u32_param, workgroup_model, TuningCache};
 use rosetta_core::{
-    Backend, Buffer, Capabilities, Error, Kernel, KernelDef, Language, Launch, Result,
+    Backend, Buffer, Capabilities, DeviceInfo, Error, Kernel, KernelDef, Language, Launch, Result,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -62,6 +62,28 @@ pub const TILINGS: [Tiling; 3] = [
     Tiling::new(128, 128, 8, 8, 8),
     Tiling::new(64, 64, 8, 4, 4),
     Tiling::new(32, 32, 8, 2, 2),
+];
+
+/// The CPU backend's forms of [`TILINGS`], in the same order: the same
+/// tiles of C and invocations, `TILE_K` 64 instead of 8, and the 128 × 128
+/// tile's micro-tiles 4 × 16 instead of 8 × 8. Why: under the workgroup
+/// model phase b runs one invocation at a time, loading its accumulators
+/// from `acc` into registers and storing them back once per slice; with
+/// `TILE_K = 8` that round trip costs as much as the multiply-adds, with 64
+/// a few percent, and the two 128 × 64 tiles (67 KiB) still sit in a core's
+/// L2. A 4 × 16 register block is two 8-wide vectors per row, so each `kk`
+/// step loads 2 vectors of `shared_b` and broadcasts 4 values of `shared_a`
+/// for 8 vector multiply-adds, where 8 × 8 needs 1 + 8 loads (about 10%
+/// faster measured). Only the Rust version runs them (the WGSL version's
+/// register arrays stop at 8 × 8, and most GPUs' shared memory is smaller):
+/// [`MatmulVariant::check`] refuses them on every other backend, and
+/// [`MatmulPlan::new`] prefers them on the CPU backend where nothing is
+/// tuned. Conformance forces [`TILINGS`] on every device, the CPU backend
+/// included.
+pub const CPU_TILINGS: [Tiling; 3] = [
+    Tiling::new(128, 128, 64, 4, 16),
+    Tiling::new(64, 64, 64, 4, 4),
+    Tiling::new(32, 32, 64, 2, 2),
 ];
 
 impl Tiling {
@@ -164,10 +186,19 @@ impl Algorithm {
         }
     }
 
-    /// Its tilings, largest first.
+    /// Its tilings, largest first (every backend runs them).
     pub fn tilings(self) -> &'static [Tiling] {
         match self {
             Algorithm::Tiled => &TILINGS,
+        }
+    }
+
+    /// Its CPU backend's tilings, in the order of [`Algorithm::tilings`]:
+    /// `cpu_tilings()[i]` is the CPU backend's form of `tilings()[i]` (see
+    /// [`CPU_TILINGS`]). Only the Rust version runs them.
+    pub fn cpu_tilings(self) -> &'static [Tiling] {
+        match self {
+            Algorithm::Tiled => &CPU_TILINGS,
         }
     }
 
@@ -238,8 +269,8 @@ impl MatmulVariant {
         }
     }
 
-    /// Every algorithm × tiling, split as the plan decides: what a tuner
-    /// chooses among.
+    /// Every algorithm × tiling, split as the plan decides: what every
+    /// device runs (conformance forces each one).
     pub fn all() -> Vec<MatmulVariant> {
         Algorithm::ALL
             .iter()
@@ -256,6 +287,43 @@ impl MatmulVariant {
             .collect()
     }
 
+    /// What a tuner chooses among on `device`: [`MatmulVariant::all`], and
+    /// on the CPU backend its own tilings too ([`CPU_TILINGS`]).
+    pub fn for_device(device: &DeviceInfo) -> Vec<MatmulVariant> {
+        let mut all = Self::all();
+        if workgroup_model(device) {
+            for algorithm in Algorithm::ALL {
+                all.extend(algorithm.cpu_tilings().iter().map(|&tiling| MatmulVariant {
+                    algorithm,
+                    tiling,
+                    split_k: None,
+                }));
+            }
+        }
+        all
+    }
+
+    /// This variant as the CPU backend runs it by default where it fits:
+    /// the CPU backend's form of its tiling ([`CPU_TILINGS`]).
+    fn for_cpu_backend(self, caps: &Capabilities) -> Self {
+        let algorithm = self.algorithm;
+        let cpu = algorithm
+            .tilings()
+            .iter()
+            .position(|t| *t == self.tiling)
+            .and_then(|i| algorithm.cpu_tilings().get(i))
+            .filter(|t| t.fits(caps));
+        match cpu {
+            Some(&tiling) => MatmulVariant { tiling, ..self },
+            None => self,
+        }
+    }
+
+    /// Whether its tiling is one of the CPU backend's own.
+    fn cpu_only(&self) -> bool {
+        self.algorithm.cpu_tilings().contains(&self.tiling)
+    }
+
     /// The name in reports, the tuning cache and `--variant`.
     pub fn name(&self) -> String {
         let mut name = match self.algorithm {
@@ -267,7 +335,8 @@ impl MatmulVariant {
         name
     }
 
-    /// The variant called `name` (one of the algorithm's own tilings).
+    /// The variant called `name` (one of the algorithm's own tilings, or of
+    /// its CPU backend's tilings).
     pub fn from_name(name: &str) -> Option<Self> {
         let (base, split_k) = match name.split_once('+') {
             Some((base, split)) => (
@@ -281,7 +350,9 @@ impl MatmulVariant {
             None => (Algorithm::Tiled, base),
         };
         let tiling = Tiling::parse(tiling)?;
-        (algorithm.tilings().contains(&tiling) && split_k != Some(0)).then_some(MatmulVariant {
+        let known =
+            algorithm.tilings().contains(&tiling) || algorithm.cpu_tilings().contains(&tiling);
+        (known && split_k != Some(0)).then_some(MatmulVariant {
             algorithm,
             tiling,
             split_k,
@@ -291,6 +362,15 @@ impl MatmulVariant {
     /// Whether a device can run it, or why not.
     pub fn check(&self, backend: &Arc<dyn Backend>) -> Result<()> {
         let caps = &backend.info().caps;
+        if self.cpu_only() && !workgroup_model(backend.info()) {
+            return Err(Error::unsupported(
+                backend.info().api,
+                format!(
+                    "matmul variant '{}' is the CPU backend's own (only the Rust version runs it)",
+                    self.name()
+                ),
+            ));
+        }
         if !self.algorithm.available(caps) || !self.tiling.fits(caps) {
             return Err(Error::unsupported(
                 backend.info().api,
@@ -548,7 +628,8 @@ pub struct MatmulPlan {
 
 impl MatmulPlan {
     /// Plan with the tuned variant for this device and shape, or the
-    /// heuristic's.
+    /// heuristic's (on the CPU backend, its tiling's CPU form:
+    /// [`CPU_TILINGS`]).
     pub fn new(backend: &Arc<dyn Backend>, spec: &MatmulSpec) -> Result<Self> {
         spec.validate()?;
         let caps = &backend.info().caps;
@@ -556,7 +637,18 @@ impl MatmulPlan {
             .lookup("matmul", &tune_class(spec))
             .and_then(|c| MatmulVariant::from_name(&c.variant))
             .filter(|v| v.check(backend).is_ok());
-        let variant = match tuned.or_else(|| heuristic_variant(caps, spec)) {
+        // Nothing tuned: the heuristic's tiling, in its CPU backend's form
+        // there (see `CPU_TILINGS`).
+        let heuristic = || {
+            heuristic_variant(caps, spec).map(|v| {
+                if workgroup_model(backend.info()) {
+                    v.for_cpu_backend(caps)
+                } else {
+                    v
+                }
+            })
+        };
+        let variant = match tuned.or_else(heuristic) {
             Some(v) => v,
             None => {
                 return Err(Error::unsupported(
@@ -771,6 +863,33 @@ fn alloc_scratch(backend: &Arc<dyn Backend>, elements: u64) -> Result<Option<Buf
     Ok(Some(backend.alloc(elements * 4)?))
 }
 
+/// `C = A·B` on `backend` for row-major `A (m×k)` and `B (k×n)` (one upload
+/// each, one download).
+pub fn matmul_f32(
+    backend: &Arc<dyn Backend>,
+    a: &[f32],
+    b: &[f32],
+    spec: &MatmulSpec,
+) -> Result<Vec<f32>> {
+    spec.validate()?;
+    spec.check_lengths(a.len(), b.len())?;
+    let plan = MatmulPlan::new(backend, spec)?;
+    run_plan(&plan, a, b)
+}
+
+/// Upload, run `plan`, download C.
+pub(crate) fn run_plan(plan: &MatmulPlan, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
+    let spec = plan.spec();
+    spec.check_lengths(a.len(), b.len())?;
+    let [_, _, elements_c] = spec.elements()?;
+    let backend = plan.backend();
+    let a_buf = Buffer::from_slice(backend, a)?;
+    let b_buf = Buffer::from_slice(backend, b)?;
+    let c_buf = backend.alloc(elements_c * 4)?;
+    plan.encode(&a_buf, &b_buf, &c_buf)?;
+    c_buf.read(elements_c as usize)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -807,6 +926,15 @@ mod tests {
             assert_eq!(MatmulVariant::from_name(&s.name()), Some(s));
         }
         assert_eq!(MatmulVariant::all()[0].name(), "128x128x8/8x8");
+        for t in CPU_TILINGS {
+            let v = MatmulVariant::tiled(t);
+            assert!(v.cpu_only() && !MatmulVariant::all().contains(&v));
+            assert_eq!(MatmulVariant::from_name(&v.name()), Some(v));
+        }
+        assert_eq!(
+            MatmulVariant::tiled(CPU_TILINGS[0]).name(),
+            "128x128x64/4x16"
+        );
         assert_eq!(
             MatmulVariant::from_name("tiled:64x64x8/4x4"),
             Some(MatmulVariant::tiled(TILINGS[1]))
@@ -821,6 +949,28 @@ mod tests {
         ] {
             assert_eq!(MatmulVariant::from_name(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_cpu_backend_form_keeps_the_tile_and_falls_back_where_it_does_not_fit() {
+        let roomy = Capabilities {
+            max_shared_bytes: 1 << 20,
+            ..caps(None, 2)
+        };
+        let small = caps(None, 2); // 32 KiB of shared memory
+        for (i, t) in TILINGS.into_iter().enumerate() {
+            let cpu = MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling;
+            assert_eq!(cpu, CPU_TILINGS[i]);
+            assert_eq!(
+                (cpu.tile_m, cpu.tile_n, cpu.group_size()),
+                (t.tile_m, t.tile_n, t.group_size())
+            );
+            let fallback = MatmulVariant::tiled(t).for_cpu_backend(&small).tiling;
+            assert!(fallback.fits(&small));
+            assert_eq!(fallback == t, !CPU_TILINGS[i].fits(&small));
+        }
+        let split = MatmulVariant::tiled(TILINGS[0]).split(3);
+        assert_eq!(split.for_cpu_backend(&roomy).split_k, Some(3));
     }
 
     #[test]
@@ -925,31 +1075,4 @@ mod tests {
         assert!(heuristic_variant(&tiny, &spec(4, 4, 4)).is_none());
         assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
     }
-}
-
-/// `C = A·B` on `backend` for row-major `A (m×k)` and `B (k×n)` (one upload
-/// each, one download).
-pub fn matmul_f32(
-    backend: &Arc<dyn Backend>,
-    a: &[f32],
-    b: &[f32],
-    spec: &MatmulSpec,
-) -> Result<Vec<f32>> {
-    spec.validate()?;
-    spec.check_lengths(a.len(), b.len())?;
-    let plan = MatmulPlan::new(backend, spec)?;
-    run_plan(&plan, a, b)
-}
-
-/// Upload, run `plan`, download C.
-pub(crate) fn run_plan(plan: &MatmulPlan, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
-    let spec = plan.spec();
-    spec.check_lengths(a.len(), b.len())?;
-    let [_, _, elements_c] = spec.elements()?;
-    let backend = plan.backend();
-    let a_buf = Buffer::from_slice(backend, a)?;
-    let b_buf = Buffer::from_slice(backend, b)?;
-    let c_buf = backend.alloc(elements_c * 4)?;
-    plan.encode(&a_buf, &b_buf, &c_buf)?;
-    c_buf.read(elements_c as usize)
 }

@@ -1,7 +1,8 @@
 //! Launch geometry and checks that every plan shares.
 
 use rosetta_core::{
-    Backend, Buffer, Capabilities, Error, Kernel, KernelDef, KernelSpec, Launch, Result,
+    Api, Backend, Buffer, Capabilities, DeviceInfo, Error, Kernel, KernelDef, KernelSpec, Launch,
+    Result,
 };
 use std::sync::Arc;
 
@@ -16,6 +17,17 @@ pub fn preferred_group_size(caps: &Capabilities) -> u32 {
         256.min(caps.max_group_invocations)
             .min(caps.max_group_size[0]),
     )
+}
+
+/// Whether `device` is the CPU backend, which runs the kernels' Rust
+/// versions under the workgroup model (`rosetta_core::workgroup`): one
+/// thread runs a workgroup's invocations one phase at a time, so what makes
+/// a tile cheap there differs from a GPU. Plans may choose other geometry or
+/// tilings for it where that was measured to help (each plan says why);
+/// other CPU-type devices (lavapipe, PoCL) run the GPU sources and keep the
+/// GPU choices. Forced variants run as named everywhere.
+pub fn workgroup_model(device: &DeviceInfo) -> bool {
+    device.api == Api::Cpu
 }
 
 /// Build `def` with `constants` for `launch` on `backend`, checking the launch

@@ -24,7 +24,9 @@ pub use case::{
 };
 pub use cli::{CliOption, CliSpec, Options};
 pub use exact::Exact;
-pub use geometry::{check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param};
+pub use geometry::{
+    check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param, workgroup_model,
+};
 pub use preset::{big_log2, roofline_words};
 pub use tuning::{TuningCache, TuningChoice};
 pub use workload::{checked_indices, pow2_label, Metric, Prepared, Size, Workload};

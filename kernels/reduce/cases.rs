@@ -301,7 +301,11 @@ impl Check for Generated {
             )));
         }
         let len = usize::try_from(self.len).map_err(|_| Error::InvalidArgument("length".into()))?;
-        let spec = ReduceSpec { elem: Elem::U32, op: self.op, len };
+        let spec = ReduceSpec {
+            elem: Elem::U32,
+            op: self.op,
+            len,
+        };
         let plan = ReducePlan::new(backend, &spec)?;
         let input = backend.alloc(bytes)?;
         const CHUNK: u64 = 1 << 24;
@@ -336,13 +340,21 @@ impl Check for ExactF32Sum {
 /// random data under an error bound), and index arithmetic past 2^31.
 fn limits_cases() -> Vec<Case> {
     let mut all = Vec::new();
-    let ones = |n: u64| Case::new(
-        format!("reduce u32 sum of ones n={n} (long loops, exact)"),
-        "reduce",
-        CaseGroup::Limits,
-        n < 1 << 21,
-        move || Generated { len: n, op: ReduceOp::Sum, value: |_| 1, expected: n as u32, gpu_only: false },
-    );
+    let ones = |n: u64| {
+        Case::new(
+            format!("reduce u32 sum of ones n={n} (long loops, exact)"),
+            "reduce",
+            CaseGroup::Limits,
+            n < 1 << 21,
+            move || Generated {
+                len: n,
+                op: ReduceOp::Sum,
+                value: |_| 1,
+                expected: n as u32,
+                gpu_only: false,
+            },
+        )
+    };
     all.push(ones((1 << 20) + 5));
     all.push(ones((1 << 26) + 5));
     all.push(Case::new(
@@ -353,7 +365,9 @@ fn limits_cases() -> Vec<Case> {
         || {
             let s = seed("reduce f32 0/1");
             ExactF32Sum {
-                x: (0..(1u64 << 22) + 3).map(|i| (inputs::bits(s, i) & 1) as f32).collect(),
+                x: (0..(1u64 << 22) + 3)
+                    .map(|i| (inputs::bits(s, i) & 1) as f32)
+                    .collect(),
             }
         },
     ));
@@ -367,14 +381,26 @@ fn limits_cases() -> Vec<Case> {
         "reduce",
         CaseGroup::Limits,
         false,
-        move || Generated { len: big, op: ReduceOp::Sum, value: |i| i as u32, expected: sum_of_indices, gpu_only: true },
+        move || Generated {
+            len: big,
+            op: ReduceOp::Sum,
+            value: |i| i as u32,
+            expected: sum_of_indices,
+            gpu_only: true,
+        },
     ));
     all.push(Case::new(
         format!("reduce u32 max of indices n={big} (the last element wins)"),
         "reduce",
         CaseGroup::Limits,
         false,
-        move || Generated { len: big, op: ReduceOp::Max, value: |i| i as u32, expected: (big - 1) as u32, gpu_only: true },
+        move || Generated {
+            len: big,
+            op: ReduceOp::Max,
+            value: |i| i as u32,
+            expected: (big - 1) as u32,
+            gpu_only: true,
+        },
     ));
     all
 }

@@ -46,6 +46,13 @@
 //! `x < y` for non-NaN x, y. `from_key(k)` inverts it
 //! (`k & 0x80000000 != 0 ? k & 0x7fffffff : !k`).
 //! - identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
+//!
+//! # On the CPU backend
+//! The Rust version keeps each accumulator as four lanes (one per vector
+//! component) and runs four rows of the grid-stride loop at once, and the
+//! plan gives it groups of 1024 invocations and up to 128 first-pass groups
+//! per thread (`plan.rs`, `Geometry::for_device`); other devices, CPU-type
+//! ones included, keep the GPU geometry.
 
 mod cases;
 mod kernel;

@@ -3,6 +3,10 @@
 // Shared memory: GROUP_SIZE words, the tree's scratch.
 // Barriers: after the accumulators are stored, and after each tree level
 // (each phase below is one loop over the local index).
+// On the CPU: phase 1 keeps each invocation's accumulator as 4 lanes, one
+// per vector component, so a row of the grid-stride loop is one elementwise
+// combine that vectorises across invocations; four rows are in flight at
+// once (four streams of memory).
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
@@ -127,20 +131,38 @@ fn run<R: Reduction>(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let first = group.id[0] as usize * group_size; // t of this group's lid 0
 
     // Phase 1: grid-stride accumulation into private accumulators. Vectors
-    // first (4 elements each), then the scalar tail. Invocations of one row
-    // touch consecutive vectors, as coalesced GPU loads do.
-    let mut acc = vec![R::IDENTITY; group_size];
+    // first (4 elements each; unrolled by four rows so that four independent
+    // loads are in flight), then the scalar tail. Invocations of one row
+    // touch consecutive vectors, as coalesced GPU loads do. Each invocation
+    // keeps its accumulator as 4 lanes, one per vector component
+    // (`acc4[4·lid + c]`), so a row is one elementwise combine across the
+    // group's invocations; the lanes are combined pairwise, as a vector's
+    // components are, before the tail (the same values in another order:
+    // exact for integers and min / max, within the sum bound for f32).
+    let mut acc4 = vec![R::IDENTITY; group_size * 4];
     let vectors = n / 4;
-    let mut row = first;
+    let mut row = first; // the vector of lid 0
+    while row + 3 * stride + group_size <= vectors {
+        let [x0, x1, x2, x3]: [&[R::T]; 4] =
+            std::array::from_fn(|r| &input[(row + r * stride) * 4..][..group_size * 4]);
+        let rows = x0.iter().zip(x1).zip(x2).zip(x3);
+        for (a, (((&v0, &v1), &v2), &v3)) in acc4.iter_mut().zip(rows) {
+            *a = R::combine(*a, R::combine(R::combine(v0, v1), R::combine(v2, v3)));
+        }
+        row += 4 * stride;
+    }
     while row < vectors {
         let lanes = group_size.min(vectors - row);
         let chunk = &input[row * 4..(row + lanes) * 4];
-        for (a, v) in acc.iter_mut().zip(chunk.chunks_exact(4)) {
-            let pair = R::combine(R::combine(v[0], v[1]), R::combine(v[2], v[3]));
-            *a = R::combine(*a, pair);
+        for (a, &x) in acc4.iter_mut().zip(chunk) {
+            *a = R::combine(*a, x);
         }
         row += stride;
     }
+    let mut acc: Vec<R::T> = acc4
+        .chunks_exact(4)
+        .map(|v| R::combine(R::combine(v[0], v[1]), R::combine(v[2], v[3])))
+        .collect();
     let mut i = vectors * 4 + first;
     while i < n {
         let lanes = group_size.min(n - i);

@@ -3,7 +3,10 @@
 
 use super::plan::{scan_slice, ScanPlan, ScanVariant};
 use super::spec::{prefix_bound, prefix_f32, prefix_words, ScanSpec};
-use crate::op::{checked_indices, compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact, Verdict};
+use crate::op::{
+    checked_indices, compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact,
+    Verdict,
+};
 use rosetta_core::{inputs, Buffer, Elem, Error, Result};
 
 /// Largest input of the `--quick` subset (elements).
@@ -26,11 +29,20 @@ impl ScanCheck {
             (prefix_f32(bytemuck::cast_slice(&words)), Vec::new())
         } else if elem == Elem::F32 {
             let sums = prefix_f32(bytemuck::cast_slice(&words));
-            (Vec::new(), sums.iter().map(|e| (e.value as f32).to_bits()).collect())
+            (
+                Vec::new(),
+                sums.iter().map(|e| (e.value as f32).to_bits()).collect(),
+            )
         } else {
             (Vec::new(), prefix_words(&words))
         };
-        ScanCheck { elem, words, variant, exact, expected }
+        ScanCheck {
+            elem,
+            words,
+            variant,
+            exact,
+            expected,
+        }
     }
 }
 
@@ -38,12 +50,21 @@ impl Check for ScanCheck {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let got: Vec<u32> = match self.variant {
             None => match self.elem {
-                Elem::F32 => bytemuck::cast_vec(scan_slice::<f32>(ctx.backend, bytemuck::cast_slice(&self.words))?),
-                Elem::I32 => bytemuck::cast_vec(scan_slice::<i32>(ctx.backend, bytemuck::cast_slice(&self.words))?),
+                Elem::F32 => bytemuck::cast_vec(scan_slice::<f32>(
+                    ctx.backend,
+                    bytemuck::cast_slice(&self.words),
+                )?),
+                Elem::I32 => bytemuck::cast_vec(scan_slice::<i32>(
+                    ctx.backend,
+                    bytemuck::cast_slice(&self.words),
+                )?),
                 _ => scan_slice::<u32>(ctx.backend, &self.words)?,
             },
             Some(variant) => {
-                let spec = ScanSpec { elem: self.elem, len: self.words.len() };
+                let spec = ScanSpec {
+                    elem: self.elem,
+                    len: self.words.len(),
+                };
                 let plan = ScanPlan::with_variant(ctx.backend, &spec, variant)?;
                 let input = Buffer::from_slice(ctx.backend, &self.words)?;
                 let output = ctx.backend.alloc(self.words.len() as u64 * 4)?;
@@ -59,8 +80,16 @@ impl Check for ScanCheck {
     }
 }
 
-fn case(elem: Elem, len: usize, label: &str, variant: Option<ScanVariant>, values: fn(u64, usize) -> Vec<u32>) -> Case {
-    let variant_label = variant.map(|v| format!(" {}", v.name())).unwrap_or_default();
+fn case(
+    elem: Elem,
+    len: usize,
+    label: &str,
+    variant: Option<ScanVariant>,
+    values: fn(u64, usize) -> Vec<u32>,
+) -> Case {
+    let variant_label = variant
+        .map(|v| format!(" {}", v.name()))
+        .unwrap_or_default();
     let name = format!("scan {elem} n={len}{label}{variant_label}");
     let s = seed(&name);
     Case::new(name, "scan", CaseGroup::Ops, len <= QUICK_MAX, move || {
@@ -88,7 +117,10 @@ pub fn cases() -> Vec<Case> {
         // The default plan (8 per invocation, 2048-element tiles at 256
         // invocations): around 1, a vector, a group, a tile, two levels
         // (2048² = 4 194 304) and three.
-        for len in [0, 1, 3, 4, 5, 255, 256, 257, 2047, 2048, 2049, 4097, 65_537, 1_000_003, 4_194_304, 4_194_305] {
+        for len in [
+            0, 1, 3, 4, 5, 255, 256, 257, 2047, 2048, 2049, 4097, 65_537, 1_000_003, 4_194_304,
+            4_194_305,
+        ] {
             all.push(case(elem, len, "", None, values));
         }
         // Each variant at its own tile boundaries (tile = 256·items).
@@ -99,9 +131,23 @@ pub fn cases() -> Vec<Case> {
             }
         }
     }
-    all.push(case(Elem::I32, 100_003, " all i32::MAX (wraps)", None, |_, n| vec![i32::MAX as u32; n]).repeated(5));
+    all.push(
+        case(Elem::I32, 100_003, " all i32::MAX (wraps)", None, |_, n| {
+            vec![i32::MAX as u32; n]
+        })
+        .repeated(5),
+    );
     all.push(case(Elem::F32, 1_000_003, " x20 bit-identical", None, f32_words).repeated(20));
-    all.push(case(Elem::U32, 65_537, " x20 bit-identical", None, inputs::u32_values).repeated(20));
+    all.push(
+        case(
+            Elem::U32,
+            65_537,
+            " x20 bit-identical",
+            None,
+            inputs::u32_values,
+        )
+        .repeated(20),
+    );
     all.extend(limits_cases());
     all.extend(error_cases());
     all
@@ -125,7 +171,9 @@ impl Check for LargeScan {
         if let (true, Some(why)) = (caps.device_type.is_cpu(), self.reason_on_cpu) {
             return Ok(Verdict::skip(why));
         }
-        if bytes > caps.max_buffer_bytes || (caps.memory_bytes > 0 && 2 * bytes + (bytes >> 3) > caps.memory_bytes) {
+        if bytes > caps.max_buffer_bytes
+            || (caps.memory_bytes > 0 && 2 * bytes + (bytes >> 3) > caps.memory_bytes)
+        {
             return Ok(Verdict::skip(format!(
                 "needs two buffers of {} MiB; the device allows {} MiB each, has {} MiB",
                 bytes >> 20,
@@ -134,7 +182,13 @@ impl Check for LargeScan {
             )));
         }
         let len = usize::try_from(self.len).map_err(|_| Error::InvalidArgument("length".into()))?;
-        let plan = ScanPlan::new(backend, &ScanSpec { elem: Elem::U32, len })?;
+        let plan = ScanPlan::new(
+            backend,
+            &ScanSpec {
+                elem: Elem::U32,
+                len,
+            },
+        )?;
         let input = backend.alloc(bytes)?;
         const CHUNK: u64 = 1 << 24;
         let mut start = 0;
@@ -151,7 +205,9 @@ impl Check for LargeScan {
             backend.read(&output, i as u64 * 4, &mut word)?;
             let (got, want) = (u32::from_le_bytes(word), (self.prefix)(i as u64));
             if got != want {
-                return Ok(Verdict::fail(format!("output {i}: got {got}, expected {want}")));
+                return Ok(Verdict::fail(format!(
+                    "output {i}: got {got}, expected {want}"
+                )));
             }
         }
         Ok(Verdict::pass(format!("{} passes", plan.passes())))
@@ -163,19 +219,31 @@ impl Check for LargeScan {
 /// past 2^31.
 fn limits_cases() -> Vec<Case> {
     let mut all = vec![
-        Case::new("scan f32 of 0/1 values n=4194307 (exact in any order)", "scan", CaseGroup::Limits, false, || {
-            let s = seed("scan f32 0/1");
-            let words: Vec<u32> = (0..(1u64 << 22) + 3)
-                .map(|i| ((inputs::bits(s, i) & 1) as f32).to_bits())
-                .collect();
-            ScanCheck::new(Elem::F32, words, None, true)
-        }),
-        Case::new("scan u32 of ones n=67108869 (long, exact)", "scan", CaseGroup::Limits, false, || LargeScan {
-            len: (1 << 26) + 5,
-            value: |_| 1,
-            prefix: |i| (i + 1) as u32,
-            reason_on_cpu: None,
-        }),
+        Case::new(
+            "scan f32 of 0/1 values n=4194307 (exact in any order)",
+            "scan",
+            CaseGroup::Limits,
+            false,
+            || {
+                let s = seed("scan f32 0/1");
+                let words: Vec<u32> = (0..(1u64 << 22) + 3)
+                    .map(|i| ((inputs::bits(s, i) & 1) as f32).to_bits())
+                    .collect();
+                ScanCheck::new(Elem::F32, words, None, true)
+            },
+        ),
+        Case::new(
+            "scan u32 of ones n=67108869 (long, exact)",
+            "scan",
+            CaseGroup::Limits,
+            false,
+            || LargeScan {
+                len: (1 << 26) + 5,
+                value: |_| 1,
+                prefix: |i| (i + 1) as u32,
+                reason_on_cpu: None,
+            },
+        ),
     ];
     // More than 65 535 workgroups along x at 16 items per invocation
     // (4096-element tiles): the plan spreads them over x and y.
@@ -222,12 +290,24 @@ impl Check for Rejects {
 }
 
 fn error_cases() -> Vec<Case> {
-    vec![Case::new("scan rejects an output buffer shorter than its length", "scan", CaseGroup::Errors, true, || Rejects {
-        call: |ctx| {
-            let plan = ScanPlan::new(ctx.backend, &ScanSpec { elem: Elem::U32, len: 1000 })?;
-            let input = ctx.backend.alloc(4000)?;
-            let short = ctx.backend.alloc(3996)?;
-            plan.encode(&input, &short)
+    vec![Case::new(
+        "scan rejects an output buffer shorter than its length",
+        "scan",
+        CaseGroup::Errors,
+        true,
+        || Rejects {
+            call: |ctx| {
+                let plan = ScanPlan::new(
+                    ctx.backend,
+                    &ScanSpec {
+                        elem: Elem::U32,
+                        len: 1000,
+                    },
+                )?;
+                let input = ctx.backend.alloc(4000)?;
+                let short = ctx.backend.alloc(3996)?;
+                plan.encode(&input, &short)
+            },
         },
-    })]
+    )]
 }

@@ -76,8 +76,12 @@ impl Prepared for ScanRun {
         let exact = prefix_f32(&self.x);
         Ok(checked_indices(got.len()).into_iter().find_map(|i| {
             let bound = prefix_bound(i, &exact[i]);
-            (!bounds::within(got[i], exact[i].value, bound))
-                .then(|| format!("output {i}: got {}, expected {} (bound {bound:.2e})", got[i], exact[i].value))
+            (!bounds::within(got[i], exact[i].value, bound)).then(|| {
+                format!(
+                    "output {i}: got {}, expected {} (bound {bound:.2e})",
+                    got[i], exact[i].value
+                )
+            })
         }))
     }
     fn variant(&self) -> String {
@@ -89,7 +93,10 @@ impl Prepared for ScanRun {
 }
 
 fn workload(len: usize) -> Workload {
-    let spec = ScanSpec { elem: Elem::F32, len };
+    let spec = ScanSpec {
+        elem: Elem::F32,
+        len,
+    };
     Workload::new(
         "scan",
         format!("scan f32 n={}", crate::op::pow2_label(len as u64)),
@@ -101,8 +108,9 @@ fn workload(len: usize) -> Workload {
         move |backend, variant| {
             let plan = match variant {
                 Some(name) => {
-                    let v = ScanVariant::from_name(name)
-                        .ok_or_else(|| Error::InvalidArgument(format!("no scan variant '{name}'")))?;
+                    let v = ScanVariant::from_name(name).ok_or_else(|| {
+                        Error::InvalidArgument(format!("no scan variant '{name}'"))
+                    })?;
                     ScanPlan::with_variant(backend, &spec, v)?
                 }
                 None => ScanPlan::new(backend, &spec)?,
@@ -116,7 +124,10 @@ fn workload(len: usize) -> Workload {
             }) as Box<dyn Prepared>)
         },
     )
-    .tunable(tune_class(&spec), ScanVariant::ALL.iter().map(|v| v.name()).collect())
+    .tunable(
+        tune_class(&spec),
+        ScanVariant::ALL.iter().map(|v| v.name()).collect(),
+    )
 }
 
 impl Op for Scan {
@@ -148,14 +159,23 @@ impl Op for Scan {
         }
     }
 
-    fn run(&self, backend: &Arc<dyn Backend>, _: &Options, inputs: Vec<HostArray>) -> Result<HostArray> {
+    fn run(
+        &self,
+        backend: &Arc<dyn Backend>,
+        _: &Options,
+        inputs: Vec<HostArray>,
+    ) -> Result<HostArray> {
         let [x] = crate::op::exactly::<1>(inputs)?;
         x.vector_len("X")?;
         let data = match &x.data {
             ArrayData::F32(v) => ArrayData::F32(scan_slice(backend, v)?),
             ArrayData::I32(v) => ArrayData::I32(scan_slice(backend, v)?),
             ArrayData::U32(v) => ArrayData::U32(scan_slice(backend, v)?),
-            ArrayData::U8(_) => return Err(Error::InvalidArgument("scan takes float32, int32 or uint32".into())),
+            ArrayData::U8(_) => {
+                return Err(Error::InvalidArgument(
+                    "scan takes float32, int32 or uint32".into(),
+                ))
+            }
         };
         HostArray::new(x.shape, data)
     }

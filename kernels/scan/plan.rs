@@ -19,7 +19,9 @@
 use super::kernel::kernel;
 use super::spec::ScanSpec;
 use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
-use rosetta_core::{grid_2d, Backend, Buffer, Capabilities, Element, Error, Kernel, Launch, Result};
+use rosetta_core::{
+    grid_2d, Backend, Buffer, Capabilities, Element, Error, Kernel, Launch, Result,
+};
 use std::sync::Arc;
 
 /// Elements per invocation, as a variant.
@@ -78,7 +80,11 @@ impl Level {
             requested: tiles,
             limit: u64::from(caps.max_groups[0]) * u64::from(caps.max_groups[1]),
         })?;
-        let launch = Launch { groups: grid, group_size, shared_bytes: group_size * 4 };
+        let launch = Launch {
+            groups: grid,
+            group_size,
+            shared_bytes: group_size * 4,
+        };
         let build = |phase| {
             prepare_kernel(
                 backend,
@@ -95,7 +101,14 @@ impl Level {
         let below = if tiles > 1 {
             let sums = backend.alloc(tiles * 4)?;
             let scanned = backend.alloc(tiles * 4)?;
-            let level = Level::new(backend, &ScanSpec { elem: spec.elem, len: tiles as usize }, items)?;
+            let level = Level::new(
+                backend,
+                &ScanSpec {
+                    elem: spec.elem,
+                    len: tiles as usize,
+                },
+                items,
+            )?;
             Some(Box::new((sums, scanned, level)))
         } else {
             None
@@ -110,16 +123,28 @@ impl Level {
         })
     }
 
-    fn encode(&self, backend: &Arc<dyn Backend>, input: &Buffer, output: &Buffer, dummy: &Buffer) -> Result<()> {
+    fn encode(
+        &self,
+        backend: &Arc<dyn Backend>,
+        input: &Buffer,
+        output: &Buffer,
+        dummy: &Buffer,
+    ) -> Result<()> {
         let n = self.len as u32; // checked in ScanPlan::with_variant
-        let launch = Launch { groups: self.grid, group_size: self.group_size, shared_bytes: self.group_size * 4 };
+        let launch = Launch {
+            groups: self.grid,
+            group_size: self.group_size,
+            shared_bytes: self.group_size * 4,
+        };
         match &self.below {
             None => {
                 // SAFETY: one tile: the kernel reads elements below n of
                 // `input` and writes elements below n of `output` (both hold
                 // n elements, checked by the plan), and reads no offsets
                 // (offsets_len = 0).
-                unsafe { backend.launch(&self.scan_kernel, &launch, &[input, output, dummy], &[n, 0]) }
+                unsafe {
+                    backend.launch(&self.scan_kernel, &launch, &[input, output, dummy], &[n, 0])
+                }
             }
             Some(below) => {
                 let (sums, scanned, level) = below.as_ref();
@@ -127,13 +152,22 @@ impl Level {
                 // SAFETY: PHASE 0 reads elements below n and writes one word
                 // per tile (tile < tiles) of `sums`, which holds `tiles`
                 // words; it reads no offsets.
-                unsafe { backend.launch(&self.sums_kernel, &launch, &[input, sums, dummy], &[n, 0]) }?;
+                unsafe {
+                    backend.launch(&self.sums_kernel, &launch, &[input, sums, dummy], &[n, 0])
+                }?;
                 level.encode(backend, sums, scanned, dummy)?;
                 // SAFETY: PHASE 1 reads elements below n of `input`, writes
                 // them to `output` (n elements each), and reads
                 // offsets[tile − 1] for tile < tiles from `scanned`, which
                 // holds `tiles` words.
-                unsafe { backend.launch(&self.scan_kernel, &launch, &[input, output, scanned], &[n, tiles]) }
+                unsafe {
+                    backend.launch(
+                        &self.scan_kernel,
+                        &launch,
+                        &[input, output, scanned],
+                        &[n, tiles],
+                    )
+                }
             }
         }
     }
@@ -164,17 +198,25 @@ impl ScanPlan {
         let tuned = TuningCache::for_device(backend.info())
             .lookup("scan", &tune_class(spec))
             .and_then(|c| ScanVariant::from_name(&c.variant));
-        let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(ScanVariant { items: 8 }))?;
+        let mut plan =
+            Self::with_variant(backend, spec, tuned.unwrap_or(ScanVariant { items: 8 }))?;
         plan.tuned = tuned.is_some();
         Ok(plan)
     }
 
     /// Plan with a given variant (conformance forces each one).
-    pub fn with_variant(backend: &Arc<dyn Backend>, spec: &ScanSpec, variant: ScanVariant) -> Result<Self> {
+    pub fn with_variant(
+        backend: &Arc<dyn Backend>,
+        spec: &ScanSpec,
+        variant: ScanVariant,
+    ) -> Result<Self> {
         spec.validate()?;
         u32_param("scan length (elements)", spec.len as u64)?;
         if !ScanVariant::ALL.contains(&variant) {
-            return Err(Error::InvalidArgument(format!("no scan variant {}", variant.name())));
+            return Err(Error::InvalidArgument(format!(
+                "no scan variant {}",
+                variant.name()
+            )));
         }
         Ok(ScanPlan {
             backend: Arc::clone(backend),
@@ -221,7 +263,10 @@ impl ScanPlan {
 
 /// The inclusive prefix sum of `x` on `backend` (one upload, one download).
 pub fn scan_slice<T: Element>(backend: &Arc<dyn Backend>, x: &[T]) -> Result<Vec<T>> {
-    let spec = ScanSpec { elem: T::ELEM, len: x.len() };
+    let spec = ScanSpec {
+        elem: T::ELEM,
+        len: x.len(),
+    };
     let plan = ScanPlan::new(backend, &spec)?;
     let input = rosetta_core::Buffer::from_slice(backend, x)?;
     let output = backend.alloc(x.len() as u64 * 4)?;

@@ -58,9 +58,17 @@ mod tests {
     fn references_match_numpy_cumsum() {
         assert_eq!(prefix_words(&[1, 2, u32::MAX]), vec![1, 3, 2]);
         let f = prefix_f32(&[1.0, -2.0, 0.5]);
-        assert_eq!(f.iter().map(|e| e.value).collect::<Vec<_>>(), vec![1.0, -1.0, -0.5]);
+        assert_eq!(
+            f.iter().map(|e| e.value).collect::<Vec<_>>(),
+            vec![1.0, -1.0, -0.5]
+        );
         assert_eq!(f[2].abs, 3.5);
         assert_eq!(prefix_bound(0, &f[0]), 0.0);
-        assert!(ScanSpec { elem: Elem::U8, len: 1 }.validate().is_err());
+        assert!(ScanSpec {
+            elem: Elem::U8,
+            len: 1
+        }
+        .validate()
+        .is_err());
     }
 }
