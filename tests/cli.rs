@@ -1,6 +1,7 @@
 //! The command-line contract scripts rely on (DESIGN.md): exit codes, one-line
 //! errors, `.npy` in and out, JSON outputs, the report.
 
+use rosetta::npy::{Array, ArrayData};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -28,8 +29,12 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+fn save(p: &Path, shape: &[usize], data: ArrayData) {
+    rosetta::npy::write(p, &Array::new(shape.to_vec(), data).unwrap()).unwrap();
+}
+
 fn save_f32(p: &Path, shape: &[usize], data: &[f32]) {
-    rosetta::npy::write(p, shape, &rosetta::npy::Values::F32(data.to_vec())).unwrap();
+    save(p, shape, ArrayData::F32(data.to_vec()));
 }
 
 /// Exit code 2 and exactly one line on stderr, starting with `error:`.
@@ -81,7 +86,7 @@ fn run_matmul_writes_npy() {
     assert!(out.status.success(), "{}", stderr(&out));
     let result = rosetta::npy::read(&c).unwrap();
     assert_eq!(result.shape, vec![2, 1]);
-    assert_eq!(result.values, rosetta::npy::Values::F32(vec![-1.0, 0.5]));
+    assert_eq!(result.data, ArrayData::F32(vec![-1.0, 0.5]));
 }
 
 #[test]
@@ -89,7 +94,7 @@ fn run_reduce_keeps_the_dtype() {
     let dir = scratch("reduce");
     let x = dir.join("x.npy");
     let out_path = dir.join("s.npy");
-    rosetta::npy::write(&x, &[3], &rosetta::npy::Values::U32(vec![u32::MAX, 2, 5])).unwrap();
+    save(&x, &[3], ArrayData::U32(vec![u32::MAX, 2, 5]));
     let out = rosetta(&[
         "run",
         "reduce",
@@ -101,7 +106,7 @@ fn run_reduce_keeps_the_dtype() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let result = rosetta::npy::read(&out_path).unwrap();
-    assert_eq!(result.values, rosetta::npy::Values::U32(vec![6]));
+    assert_eq!(result.data, ArrayData::U32(vec![6]));
     let printed = rosetta(&[
         "run",
         "reduce",
@@ -132,7 +137,14 @@ fn bad_op_inputs_are_usage_errors() {
         "inner dimensions",
     );
     assert_usage_error(
-        &rosetta(&["run", "conv1d", "--backend", "cpu", path(&a), path(&even)]),
+        &rosetta(&[
+            "run",
+            "conv1d",
+            "--backend",
+            "cpu",
+            path(&even),
+            path(&even),
+        ]),
         "odd",
     );
     assert_usage_error(
@@ -148,7 +160,7 @@ fn bad_op_inputs_are_usage_errors() {
         "empty",
     );
     let v = dir.join("v.npy");
-    rosetta::npy::write(&v, &[2], &rosetta::npy::Values::U32(vec![1, 2])).unwrap();
+    save(&v, &[2], ArrayData::U32(vec![1, 2]));
     assert_usage_error(
         &rosetta(&[
             "run",
@@ -178,7 +190,7 @@ fn unreadable_or_mistyped_npy_exits_2() {
         "cannot open",
     );
     let ints = dir.join("ints.npy");
-    rosetta::npy::write(&ints, &[2, 2], &rosetta::npy::Values::I32(vec![1, 2, 3, 4])).unwrap();
+    save(&ints, &[2, 2], ArrayData::I32(vec![1, 2, 3, 4]));
     assert_usage_error(
         &rosetta(&[
             "run",
@@ -292,6 +304,476 @@ fn report_writes_html_and_json() {
         .is_empty());
     let page = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(page.contains("Conformance") && page.contains("<svg"));
+}
+
+// ---------------------------------------------------------------------------
+// Output that cannot be written, output files, parser errors, lying inputs.
+
+/// Run with stdout sent to `stdout` (stderr captured).
+fn rosetta_with_stdout(args: &[&str], stdout: std::process::Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rosetta"))
+        .args(args)
+        .env_remove("ROSETTA_REQUIRE")
+        .stdout(stdout)
+        .output()
+        .expect("rosetta runs")
+}
+
+/// A pipe whose reading end is already closed: every write gets EPIPE.
+fn closed_pipe() -> std::process::Stdio {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer.into()
+}
+
+/// `/dev/full`: every write gets ENOSPC.
+fn dev_full() -> std::process::Stdio {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap()
+        .into()
+}
+
+/// A raw `.npy` v1.0 file, written byte by byte (so a test can make it lie).
+fn raw_npy(p: &Path, descr: &str, fortran: bool, shape: &str, data: &[u8]) {
+    let fortran = if fortran { "True" } else { "False" };
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}");
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(data);
+    std::fs::write(p, bytes).unwrap();
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Every subcommand, with work small enough to be quick.
+fn each_subcommand(dir: &Path) -> Vec<Vec<String>> {
+    let x = dir.join("x.npy");
+    raw_npy(&x, "<f4", false, "(3,)", &f32_bytes(&[1.0, 2.0, 3.0]));
+    let strs = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    vec![
+        strs(&["devices"]),
+        strs(&["devices", "--json"]),
+        strs(&[
+            "conform",
+            "--backend",
+            "cpu",
+            "--quick",
+            "--case",
+            "conv1d n=1 ",
+        ]),
+        strs(&[
+            "conform",
+            "--backend",
+            "cpu",
+            "--quick",
+            "--json",
+            "--case",
+            "conv1d n=1 ",
+        ]),
+        strs(&["run", "reduce", "--backend", "cpu", path(&x)]),
+        strs(&[
+            "bench",
+            "--backend",
+            "cpu",
+            "--size",
+            "small",
+            "--op",
+            "reduce",
+        ]),
+        strs(&[
+            "report",
+            "--backend",
+            "cpu",
+            "--out",
+            path(&dir.join("report")),
+        ]),
+        strs(&["--help"]),
+        strs(&["--version"]),
+        strs(&["bench", "--help"]),
+    ]
+}
+
+#[test]
+fn closed_stdout_exits_141_quietly() {
+    let dir = scratch("closed-stdout");
+    for args in each_subcommand(&dir) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = rosetta_with_stdout(&args, closed_pipe());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            !err.contains("error"),
+            "{args:?}: quiet on EPIPE, got {err}"
+        );
+    }
+}
+
+#[test]
+fn full_stdout_is_one_error_line_and_exit_1() {
+    let dir = scratch("full-stdout");
+    for args in each_subcommand(&dir) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = rosetta_with_stdout(&args, dev_full());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(
+            errors,
+            ["error: writing to stdout: No space left on device (os error 28)"],
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn failed_output_write_keeps_the_old_file() {
+    let dir = scratch("keep-old");
+    let (a, b, c) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("c.npy"));
+    raw_npy(&a, "<f4", false, "(64, 64)", &f32_bytes(&[1.0; 64 * 64]));
+    raw_npy(&b, "<f4", false, "(64, 64)", &f32_bytes(&[0.5; 64 * 64]));
+    raw_npy(&c, "<f4", false, "(2,)", &f32_bytes(&[7.0, 8.0]));
+    let old = std::fs::read(&c).unwrap();
+    // A file-size limit of 8 blocks (4 or 8 KiB) makes the 16 KiB result fail
+    // part-way; SIGXFSZ is ignored so that the write returns EFBIG.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 8; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_rosetta"))
+        .args([
+            "run",
+            "matmul",
+            "--backend",
+            "cpu",
+            path(&a),
+            path(&b),
+            "-o",
+            path(&c),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error:") && err.contains(path(&c)), "{err}");
+    assert_eq!(std::fs::read(&c).unwrap(), old, "the old file is intact");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["a.npy", "b.npy", "c.npy"],
+        "no temporary file is left"
+    );
+    // The same for bench --json (its JSON is several KiB).
+    let json = dir.join("bench.json");
+    std::fs::write(&json, b"{\"old\": true}").unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_rosetta"))
+        .args([
+            "bench",
+            "--backend",
+            "cpu",
+            "--size",
+            "small",
+            "--op",
+            "reduce",
+        ])
+        .args(["--json", path(&json)])
+        .output()
+        .unwrap();
+    assert_failure(&out, path(&json));
+    assert_eq!(std::fs::read(&json).unwrap(), b"{\"old\": true}");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        4,
+        "no temporary file is left"
+    );
+}
+
+/// Exit code 1 and exactly one line on stderr that names `mentions`.
+fn assert_failure(out: &Output, mentions: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "expected one line, got: {err}");
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains(mentions), "'{mentions}' not in: {err}");
+}
+
+#[test]
+fn unwritable_output_paths_fail_before_any_work() {
+    let dir = scratch("unwritable");
+    let file = dir.join("plain-file");
+    std::fs::write(&file, b"not a folder").unwrap();
+    let x = dir.join("x.npy");
+    raw_npy(&x, "<f4", false, "(3,)", &f32_bytes(&[1.0, 2.0, 3.0]));
+    let under_file = file.join("x.json");
+    for (args, mentions) in [
+        (
+            vec!["bench", "--json", "/nonexistent/dir/x.json"],
+            "/nonexistent/dir/x.json",
+        ),
+        (
+            vec!["bench", "--json", path(&under_file)],
+            path(&under_file),
+        ),
+        (vec!["bench", "--json", path(&dir)], path(&dir)),
+        (
+            vec!["bench", "--html", path(&file.join("html"))],
+            path(&file.join("html")),
+        ),
+        (vec!["bench", "--html", path(&file)], path(&file)),
+        (
+            vec!["report", "--backend", "cpu", "--out", path(&file.join("r"))],
+            path(&file.join("r")),
+        ),
+        (
+            vec![
+                "run",
+                "reduce",
+                "--backend",
+                "cpu",
+                path(&x),
+                "-o",
+                path(&under_file),
+            ],
+            path(&under_file),
+        ),
+        (
+            vec![
+                "run",
+                "reduce",
+                "--backend",
+                "cpu",
+                path(&x),
+                "-o",
+                path(&dir),
+            ],
+            path(&dir),
+        ),
+    ] {
+        // Checked before any work (a benchmark takes seconds).
+        let started = std::time::Instant::now();
+        assert_failure(&rosetta(&args), mentions);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+    }
+    assert!(!file.join("html").exists() && std::fs::read(&file).unwrap() == b"not a folder");
+}
+
+#[test]
+fn parser_errors_are_one_line_and_exit_2() {
+    for (args, mentions) in [
+        (vec!["bench", "--bogus"], "unexpected argument '--bogus'"),
+        (vec!["--bogus"], "unexpected argument '--bogus'"),
+        (vec!["bench", "--size"], "--size"),
+        (vec!["bench", "--size", "huge"], "huge"),
+        (vec!["frobnicate"], "frobnicate"),
+        (vec!["run", "reduce"], "--backend"),
+        (vec!["run", "matmul", "--backend"], "--backend"),
+        (vec!["run", "blur", "--backend", "cpu", "x.npy"], "blur"),
+        (
+            vec![
+                "run",
+                "histogram",
+                "--bins",
+                "x",
+                "--backend",
+                "cpu",
+                "v.npy",
+            ],
+            "--bins",
+        ),
+        (vec!["devices", "extra"], "extra"),
+    ] {
+        let out = rosetta(&args);
+        assert_usage_error(&out, mentions);
+        assert!(stderr(&out).contains("--help"), "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    for args in [
+        vec!["--help"],
+        vec!["-h"],
+        vec!["bench", "--help"],
+        vec!["help", "run"],
+        vec!["--version"],
+    ] {
+        let out = rosetta(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", stderr(&out));
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    let version = rosetta(&["--version"]);
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("rosetta {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn bench_compare_rejects_bad_baselines() {
+    let dir = scratch("bad-baseline");
+    let result = serde_json::json!({
+        "device": "cpu:0", "device_name": "x", "api": "cpu", "op": "reduce",
+        "label": "sum f32 n=2^16", "series": "sum f32", "metric": "time", "elements": 65536,
+        "bytes": 262144, "flops": null, "status": "ok", "detail": "",
+        "clock": "host", "samples": 10,
+        "device_time": {"median_s": 1e-5, "min_s": 1e-5, "p90_s": 1e-5, "spread": 0.0},
+        "host_time": {"median_s": 1e-5, "min_s": 1e-5, "p90_s": 1e-5, "spread": 0.0},
+        "gbps": 26.2, "gflops": null, "copy_fraction": null
+    });
+    let report = |schema: &str, median: f64| {
+        let mut r = result.clone();
+        r["device_time"]["median_s"] = median.into();
+        serde_json::json!({
+            "schema": schema, "size": "small", "devices": [], "results": [r],
+            "machine": {"host": "h", "os": "o", "cpu": "c", "rosetta": "0"}
+        })
+    };
+    for (name, json, mentions) in [
+        (
+            "schema.json",
+            report("rosetta-bench/1", 1e-5),
+            "rosetta-bench/1",
+        ),
+        (
+            "report.json",
+            report("rosetta-report/1", 1e-5),
+            "rosetta-report/1",
+        ),
+        ("zero.json", report("rosetta-bench/2", 0.0), "median"),
+        ("negative.json", report("rosetta-bench/2", -1e-5), "median"),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, json.to_string()).unwrap();
+        let started = std::time::Instant::now();
+        let out = rosetta(&["bench", "--backend", "cpu", "--compare", path(&p)]);
+        assert_usage_error(&out, mentions);
+        assert!(stderr(&out).contains(path(&p)), "{}", stderr(&out));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "before the benchmark"
+        );
+    }
+}
+
+#[test]
+fn npy_files_that_lie_about_their_shape_exit_2() {
+    let dir = scratch("lying-npy");
+    let file = |name: &str, descr: &str, fortran: bool, shape: &str, data: &[u8]| {
+        let p = dir.join(name);
+        raw_npy(&p, descr, fortran, shape, data);
+        p
+    };
+    let huge = file("huge.npy", "<f4", false, "(4294967296, 4294967296)", &[]);
+    let max = file(
+        "max.npy",
+        "<f4",
+        false,
+        "(18446744073709551615, 18446744073709551615)",
+        &f32_bytes(&[1.0]),
+    );
+    let short = file(
+        "short.npy",
+        "<f4",
+        false,
+        "(4,)",
+        &f32_bytes(&[1.0, 2.0, 3.0]),
+    );
+    let long = file(
+        "long.npy",
+        "<f4",
+        false,
+        "(2,)",
+        &f32_bytes(&[1.0, 2.0, 3.0]),
+    );
+    let ragged = file("ragged.npy", "<f4", false, "(2,)", &[0, 0, 128, 63, 0, 0]);
+    let fortran = file("fortran.npy", "<f4", true, "(2, 2)", &f32_bytes(&[1.0; 4]));
+    let f64s = file("f64.npy", "<f8", false, "(1,)", &[0; 8]);
+    let big_endian = file("be.npy", ">f4", false, "(1,)", &[0; 4]);
+    for p in [
+        &huge,
+        &max,
+        &short,
+        &long,
+        &ragged,
+        &fortran,
+        &f64s,
+        &big_endian,
+    ] {
+        let out = rosetta(&["run", "reduce", "--backend", "cpu", path(p)]);
+        assert_usage_error(&out, path(p));
+    }
+    // A 3x3 filter in disguise: its shape overflows.
+    let image = file("image.npy", "<f4", false, "(4, 4)", &f32_bytes(&[1.0; 16]));
+    let filter = file(
+        "filter.npy",
+        "<f4",
+        false,
+        "(9223372036854775817, 9223372036854775809)",
+        &f32_bytes(&[1.0; 9]),
+    );
+    let out = rosetta(&[
+        "run",
+        "conv2d",
+        "--backend",
+        "cpu",
+        path(&image),
+        path(&filter),
+    ]);
+    assert_usage_error(&out, path(&filter));
+    // More dimensions than the op takes.
+    let cube = file("cube.npy", "<f4", false, "(1, 3, 3)", &f32_bytes(&[1.0; 9]));
+    let out = rosetta(&[
+        "run",
+        "conv2d",
+        "--backend",
+        "cpu",
+        path(&image),
+        path(&cube),
+    ]);
+    assert_usage_error(&out, path(&cube));
+    let rows = file("rows.npy", "<f4", false, "(2, 3)", &f32_bytes(&[1.0; 6]));
+    let taps = file("taps.npy", "<f4", false, "(3,)", &f32_bytes(&[1.0; 3]));
+    let out = rosetta(&[
+        "run",
+        "conv1d",
+        "--backend",
+        "cpu",
+        path(&rows),
+        path(&taps),
+    ]);
+    assert_usage_error(&out, path(&rows));
+    // uint8 is read (and refused by an op that needs float32, naming the file).
+    let bytes = file("bytes.npy", "|u1", false, "(2, 2)", &[1, 2, 3, 4]);
+    let out = rosetta(&[
+        "run",
+        "matmul",
+        "--backend",
+        "cpu",
+        path(&bytes),
+        path(&bytes),
+    ]);
+    assert_usage_error(&out, path(&bytes));
+    assert!(stderr(&out).contains("uint8"), "{}", stderr(&out));
 }
 
 /// `path` rewritten as if it came from machine `host`; `edit` changes more.

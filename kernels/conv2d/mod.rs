@@ -240,6 +240,7 @@ impl Op for Conv2d {
                 help: "how the image is read outside its border: zero (0s) or clamp (the nearest edge pixel, numpy's `edge`)",
                 default: Some("zero"),
                 choices: &["zero", "clamp"],
+                kind: crate::op::OptionKind::Text,
             }],
             about_inputs: "IMAGE: a 2-D float32 or uint8 array; FILTER: a 2-D float32 array with odd extents (not flipped, centred); writes a float32 array of IMAGE's shape",
         }

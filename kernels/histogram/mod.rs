@@ -250,6 +250,7 @@ impl Op for Histogram {
                     help: "number of bins (uint8 values: at most 256, default 256; required for uint32 and float32)",
                     default: None,
                     choices: &[],
+                    kind: crate::op::OptionKind::Count,
                 },
                 CliOption {
                     name: "range",
@@ -257,6 +258,7 @@ impl Op for Histogram {
                     help: "float32 values: the range the bins cover (required there; refused for integer values)",
                     default: None,
                     choices: &[],
+                    kind: crate::op::OptionKind::Range,
                 },
             ],
             about_inputs: "VALUES: a uint32, uint8 or float32 array of any shape (all elements); writes `bins` uint32 counts",

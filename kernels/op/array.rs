@@ -122,8 +122,15 @@ pub fn exactly<const N: usize>(inputs: Vec<HostArray>) -> Result<[HostArray; N]>
         .map_err(|_| Error::InvalidArgument(format!("expected {N} input arrays, got {got}")))
 }
 
-/// The usage error for an input of the wrong element type.
+/// The usage error for an input of the wrong element type (named as numpy
+/// names it).
 pub fn wrong_type(what: &str, wanted: &str, got: Elem) -> Error {
+    let got = match got {
+        Elem::F32 => "float32",
+        Elem::I32 => "int32",
+        Elem::U32 => "uint32",
+        Elem::U8 => "uint8",
+    };
     Error::InvalidArgument(format!("{what} must be {wanted}, got {got}"))
 }
 

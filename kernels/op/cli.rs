@@ -4,6 +4,18 @@
 use rosetta_core::{Error, Result};
 use std::collections::BTreeMap;
 
+/// What an option's value must be (checked before any input is read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OptionKind {
+    /// Any text (or one of [`CliOption::choices`]).
+    #[default]
+    Text,
+    /// A whole number up to `u32::MAX`.
+    Count,
+    /// Two finite numbers `LO,HI`.
+    Range,
+}
+
 /// One `--name VALUE` option.
 #[derive(Debug, Clone)]
 pub struct CliOption {
@@ -17,6 +29,8 @@ pub struct CliOption {
     pub default: Option<&'static str>,
     /// The accepted values, when they are a fixed set.
     pub choices: &'static [&'static str],
+    /// What the value must be.
+    pub kind: OptionKind,
 }
 
 /// The arguments of `rosetta run <op>`.
@@ -50,6 +64,19 @@ impl Options {
     /// The value of `name`, if given (or defaulted).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.values.get(name).map(String::as_str)
+    }
+
+    /// Check every value given against its option's kind, before any work
+    /// (a usage error naming the option).
+    pub fn check(&self, spec: &CliSpec) -> Result<()> {
+        for option in &spec.options {
+            match option.kind {
+                OptionKind::Text => {}
+                OptionKind::Count => drop(self.u32(option.name)?),
+                OptionKind::Range => drop(self.range(option.name)?),
+            }
+        }
+        Ok(())
     }
 
     /// The value of `name` as an unsigned integer.

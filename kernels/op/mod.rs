@@ -22,7 +22,7 @@ pub use case::{
     compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Status,
     Verdict,
 };
-pub use cli::{CliOption, CliSpec, Options};
+pub use cli::{CliOption, CliSpec, OptionKind, Options};
 pub use exact::Exact;
 pub use geometry::{
     check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param, workgroup_model,

@@ -189,6 +189,7 @@ impl Op for Reduce {
                 help: "the reduction",
                 default: Some("sum"),
                 choices: &["sum", "min", "max"],
+                kind: crate::op::OptionKind::Text,
             }],
             about_inputs: "X: a float32, int32 or uint32 array of any shape (all elements); writes a one-element array",
         }

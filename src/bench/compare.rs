@@ -79,7 +79,8 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
     Ok(())
 }
 
-/// Match results by device id, device name and workload label, and flag each
+/// Match results by device (id and name; across machines, the one device of
+/// the same API and name) and workload label, and flag each
 /// whose median moved by more than the larger of the two measured spreads
 /// (and at least 1%). Both reports must pass [`validate`].
 pub fn compare(
@@ -96,9 +97,23 @@ pub fn compare(
         .results
         .iter()
         .filter_map(|cur| {
-            let base = baseline.results.iter().find(|b| {
-                b.device == cur.device && b.device_name == cur.device_name && b.label == cur.label
-            })?;
+            // The same device (id and name), else — across machines, where
+            // ids differ — the one device of that API and name.
+            let same_label = |b: &&BenchResult| b.label == cur.label && b.api == cur.api;
+            let base = baseline
+                .results
+                .iter()
+                .filter(same_label)
+                .find(|b| b.device == cur.device && b.device_name == cur.device_name)
+                .or_else(|| {
+                    let mut named = baseline
+                        .results
+                        .iter()
+                        .filter(same_label)
+                        .filter(|b| b.device_name == cur.device_name);
+                    let one = named.next()?;
+                    named.next().is_none().then_some(one)
+                })?;
             let (b, c) = (timed(base)?, timed(cur)?);
             let ratio = c.median_s / b.median_s;
             let threshold = b.spread.max(c.spread).max(0.01);
@@ -141,6 +156,9 @@ mod tests {
             op: "reduce".into(),
             label: "sum f32 n=2^16".into(),
             series: "sum f32".into(),
+            metric: rosetta_kernels::op::Metric::Time,
+            variant: "tree".into(),
+            tuned: false,
             elements: 1 << 16,
             bytes: 1 << 18,
             flops: None,
@@ -156,10 +174,23 @@ mod tests {
         };
         BenchReport {
             schema: SCHEMA.into(),
+            machine: crate::Machine::this(),
             size: "small".into(),
             devices: Vec::new(),
             results: vec![result],
         }
+    }
+
+    #[test]
+    fn matches_devices_across_machines_by_name() {
+        let base = report(1.0, 0.01);
+        let mut other = report(2.0, 0.01);
+        other.results[0].device = "cpu:3".into();
+        let c = compare(&base, &other).unwrap();
+        assert_eq!(c.len(), 1, "same API and name on another machine");
+        assert_eq!(c[0].change, Change::Slower);
+        other.results[0].device_name = "another cpu".into();
+        assert!(compare(&base, &other).unwrap().is_empty());
     }
 
     #[test]

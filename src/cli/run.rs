@@ -72,7 +72,7 @@ fn list_ops() -> String {
 pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
     let Some(name) = args.first() else {
         return Err(Failure::Usage(
-            "error: rosetta run needs an op (see 'rosetta run --help')".into(),
+            "rosetta run needs an op (see 'rosetta run --help')".into(),
         ));
     };
     if name == "--help" || name == "-h" || name == "help" {
@@ -82,7 +82,7 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
     let Some(op) = rosetta::kernels::find(name) else {
         let known: Vec<&str> = rosetta::kernels::ops().iter().map(|o| o.name()).collect();
         return Err(Failure::Usage(format!(
-            "error: unknown op '{name}' (ops: {}; see 'rosetta run --help')",
+            "unknown op '{name}' (ops: {}; see 'rosetta run --help')",
             known.join(", ")
         )));
     };
@@ -94,12 +94,18 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
             return Ok(Outcome::Success);
         }
         Err(e) => {
-            return Err(Failure::Usage(super::parse_error::one_line(
-                &e,
-                &format!("rosetta run {}", op.name()),
-            )))
+            let line = super::parse_error::one_line(&e, &format!("rosetta run {}", op.name()));
+            return Err(Failure::Usage(line.trim_start_matches("error: ").to_string()));
         }
     };
+    let options = Options::new(
+        spec.options
+            .iter()
+            .filter_map(|o| matches.get_one::<String>(o.name).map(|v| (o.name, v.clone()))),
+    );
+    options.check(&spec).map_err(|e| {
+        Failure::Usage(format!("{} (see 'rosetta run {} --help')", e.chain(), op.name()))
+    })?;
     let output = matches.get_one::<PathBuf>("output").cloned();
     if let Some(path) = &output {
         rosetta::output::check_file(path)?;
@@ -109,6 +115,7 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
             .get_one::<String>(o.name)
             .map(|v| (o.name, v.clone()))
     }));
+    let mut paths = Vec::new();
     let inputs = spec
         .inputs
         .iter()
@@ -116,6 +123,7 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
             let path = matches
                 .get_one::<PathBuf>(name)
                 .ok_or_else(|| Failure::Usage(format!("missing input {name}")))?;
+            paths.push((*name, path.clone()));
             npy::read(path).map_err(Failure::from)
         })
         .collect::<Result<Vec<Array>, Failure>>()?;
@@ -128,7 +136,21 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
         .into_iter()
         .next()
         .ok_or_else(|| Failure::Usage(format!("no device matches '{selector}'")))?;
-    let result = op.run(device.backend(), &options, inputs)?;
+    let result = op.run(device.backend(), &options, inputs).map_err(|e| {
+        // An input the op refuses is named by its file, too.
+        if e.is_usage() {
+            let mut text = e.chain();
+            for (name, path) in &paths {
+                if let Some(at) = text.find(name) {
+                    text.insert_str(at + name.len(), &format!(" ({})", path.display()));
+                    break;
+                }
+            }
+            Failure::Usage(text)
+        } else {
+            Failure::from(e)
+        }
+    })?;
     match output {
         Some(path) => npy::write(&path, &result)?,
         None => print_values(out, &result)?,
