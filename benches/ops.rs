@@ -1,131 +1,81 @@
-//! criterion benches: each op on every device of every compiled-in API, on
-//! device-resident buffers, through the same plans and checks as
-//! `rosetta bench` (`rosetta::bench::prepare`).
+//! criterion benches: every op's `small` workloads on every device of every
+//! compiled-in API, through the same workloads and checks as `rosetta bench`.
 //!
 //! ```text
-//! cargo bench --bench ops                         # CPU backend only (default features)
-//! cargo bench --bench ops --features wgpu,vulkan,opencl,cuda
-//! cargo bench --bench ops -- reduce               # one op (criterion's filter)
-//! cargo bench --bench ops -- --quick              # a fast pass
+//! cargo bench --bench ops --features cli                      # CPU backend only
+//! cargo bench --bench ops --features cli,wgpu,vulkan,opencl,cuda
+//! cargo bench --bench ops --features cli -- reduce            # criterion's filter
 //! ```
 //!
-//! Ids are `op/workload/device`, e.g. `reduce/sum-f32-n=2^22/cpu:0`. One
-//! iteration is the plan's `encode` plus `finish`: host wall time of a
-//! synchronised run, submission included (`rosetta bench` reports the APIs'
-//! own GPU timers). Throughput is in bytes (the least the op must move) for
-//! reduce and histogram, and in elements = floating-point operations for
-//! conv1d, conv2d and matmul, so criterion's "elem/s" reads as FLOP/s there.
-//!
-//! Each op's output on each device is checked once against the host reference
-//! before timing; a device that gives a wrong result (or cannot run the op)
-//! is not timed, and the bench exits with status 1 at the end.
+//! Ids are `op/workload/device`. One iteration is one run of the workload
+//! plus `finish`: host wall time of a synchronised run, submission included
+//! (`rosetta bench` reports the APIs' own timers). Each workload's output is
+//! checked once against the host reference before it is timed; a wrong
+//! result (or one that cannot run) is not timed, and the bench exits with
+//! status 1 at the end.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use rosetta::bench::{prepare, Params, Runner, Workload};
-use rosetta::{Border, Device, ReduceOp};
+use rosetta::kernels::op::Size;
+use rosetta::{discover, Api};
 use std::time::Duration;
 
-/// Modest sizes: a few milliseconds per run on the CPU backend.
-fn workloads() -> Vec<Workload> {
-    [
-        Params::Reduce {
-            len: 1 << 22,
-            op: ReduceOp::Sum,
-        },
-        Params::Histogram {
-            len: 1 << 22,
-            bins: 256,
-        },
-        Params::Conv1d {
-            len: 1 << 20,
-            taps: 9,
-        },
-        Params::Conv2d {
-            height: 1024,
-            width: 1024,
-            kh: 5,
-            kw: 5,
-            border: Border::Zero,
-        },
-        Params::Matmul {
-            m: 512,
-            n: 512,
-            k: 512,
-        },
-    ]
-    .into_iter()
-    .map(Workload::new)
-    .collect()
-}
-
-/// Prepare, run once, check against the reference: ready to time, or why not.
-fn ready(device: &Device, workload: &Workload) -> Result<Box<dyn Runner>, String> {
-    let runner = prepare(device, workload).map_err(|e| format!("cannot run: {e}"))?;
-    runner
-        .encode()
-        .and_then(|()| device.backend().finish())
-        .map_err(|e| format!("run failed: {e}"))?;
-    match runner.verify() {
-        Ok(None) => Ok(runner),
-        Ok(Some(why)) => Err(format!("wrong result: {why}")),
-        Err(e) => Err(format!("cannot read the result: {e}")),
-    }
-}
-
-/// Bench every workload on every device; returns the failures.
-fn bench_all(c: &mut Criterion) -> Vec<String> {
-    let discovery = rosetta::discover(&rosetta::Api::ALL);
-    for entry in &discovery.apis {
-        if let rosetta::ApiStatus::Unavailable(reason) = &entry.status {
-            eprintln!("{}: unavailable ({reason}); not benchmarked", entry.api);
-        }
-    }
-    let mut failures = Vec::new();
-    for workload in workloads() {
-        let mut group = c.benchmark_group(workload.op.name());
-        group.throughput(match workload.flops {
-            Some(flops) => Throughput::Elements(flops),
-            None => Throughput::Bytes(workload.bytes),
-        });
-        let name = workload.label.replace(' ', "-");
+fn main() {
+    let mut criterion = Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    let discovery = discover(&Api::ALL);
+    let mut failed = Vec::new();
+    for op in rosetta::kernels::ops() {
+        let mut group = criterion.benchmark_group(op.name());
+        group.sample_size(10);
         for device in discovery.devices() {
-            let id = device.info().id();
-            let runner = match ready(device, &workload) {
-                Ok(runner) => runner,
-                Err(why) => {
-                    let line = format!("{}/{name}/{id}: {why}", workload.op);
-                    eprintln!("not timed: {line}");
-                    failures.push(line);
-                    continue;
-                }
-            };
             let backend = device.backend();
-            group.bench_function(BenchmarkId::new(&name, &id), |b| {
-                b.iter(|| {
-                    runner.encode().expect("encode failed after a checked run");
-                    backend.finish().expect("finish failed after a checked run");
-                })
-            });
+            for workload in op.workloads(Size::Small, device.info()) {
+                let id = format!(
+                    "{}/{}",
+                    workload.label.replace(' ', "-"),
+                    device.info().id()
+                );
+                let mut prepared = match workload.prepare(backend, None) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        failed.push(format!("{id}: {}", e.chain()));
+                        continue;
+                    }
+                };
+                let checked = prepared.run().and_then(|()| prepared.verify());
+                match checked {
+                    Ok(None) => {}
+                    Ok(Some(why)) => {
+                        failed.push(format!("{id}: wrong result: {why}"));
+                        continue;
+                    }
+                    Err(e) => {
+                        failed.push(format!("{id}: {}", e.chain()));
+                        continue;
+                    }
+                }
+                group.throughput(Throughput::Bytes(workload.bytes));
+                group.bench_function(BenchmarkId::from_parameter(&id), |b| {
+                    b.iter(|| {
+                        prepared
+                            .run()
+                            .and_then(|()| backend.finish())
+                            .expect("checked above");
+                    })
+                });
+            }
         }
         group.finish();
     }
-    failures
-}
-
-fn main() {
-    // Short defaults (every device × every op); the command line overrides them.
-    let mut c = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .configure_from_args();
-    let failures = bench_all(&mut c);
-    c.final_summary();
-    if !failures.is_empty() {
-        eprintln!("{} workload(s) were not timed:", failures.len());
-        for f in &failures {
-            eprintln!("  {f}");
-        }
+    criterion.final_summary();
+    if !failed.is_empty() {
+        eprintln!(
+            "{} workloads not timed:\n{}",
+            failed.len(),
+            failed.join("\n")
+        );
         std::process::exit(1);
     }
 }

@@ -12,17 +12,31 @@ use rosetta::{discover, Api, Border, Conv2dSpec, ReduceOp};
 
 fn main() -> Result<(), rosetta::Error> {
     let selectors: Vec<String> = std::env::args().skip(1).collect();
-    let selectors = if selectors.is_empty() { vec!["all".to_string()] } else { selectors };
+    let selectors = if selectors.is_empty() {
+        vec!["all".to_string()]
+    } else {
+        selectors
+    };
     let (height, width) = (480, 640);
     // A synthetic 8-bit image: a gradient with a bright square.
     let pixels: Vec<u8> = (0..height * width)
         .map(|p| {
             let (y, x) = (p / width, p % width);
-            if (200..280).contains(&y) && (280..360).contains(&x) { 255 } else { ((x + y) / 5) as u8 }
+            if (200..280).contains(&y) && (280..360).contains(&x) {
+                255
+            } else {
+                ((x + y) / 5) as u8
+            }
         })
         .collect();
     let blur = vec![1.0f32 / 25.0; 25];
-    let spec = Conv2dSpec { height, width, kh: 5, kw: 5, border: Border::Clamp };
+    let spec = Conv2dSpec {
+        height,
+        width,
+        kh: 5,
+        kw: 5,
+        border: Border::Clamp,
+    };
 
     for device in discover(&Api::ALL).select(&selectors)? {
         let image = device.upload(&pixels)?; // DeviceBuffer<u8>: 300 KiB, not 1.2 MiB of u32
@@ -40,7 +54,10 @@ fn main() -> Result<(), rosetta::Error> {
             device.backend().pool_stats()
         );
         assert!((brightest - 255.0).abs() < 1e-3);
-        assert_eq!(histogram.iter().map(|&c| c as usize).sum::<usize>(), height * width);
+        assert_eq!(
+            histogram.iter().map(|&c| c as usize).sum::<usize>(),
+            height * width
+        );
         assert_eq!(histogram[255], 80 * 80);
         assert!((last - total).abs() <= 1e-3 * total.abs());
     }

@@ -27,7 +27,10 @@ fn main() -> Result<(), rosetta::Error> {
         return Err(rosetta::Error::Usage("expected int32".into()));
     };
     let sums = device.scan(values)?;
-    npy::write(&output, &Array::new(vec![sums.len()], ArrayData::I32(sums.clone()))?)?;
+    npy::write(
+        &output,
+        &Array::new(vec![sums.len()], ArrayData::I32(sums.clone()))?,
+    )?;
     println!("{} -> {}: {sums:?}", input.display(), output.display());
     assert_eq!(sums, vec![1, 3, 6, 10, 15, 21]);
     Ok(())

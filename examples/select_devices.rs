@@ -27,7 +27,10 @@ fn main() -> Result<(), rosetta::Error> {
     let discovery = discover(&Api::ALL);
     for entry in &discovery.apis {
         match &entry.status {
-            ApiStatus::NotCompiled => println!("{:<7} not compiled in (cargo feature `{}`)", entry.api, entry.api),
+            ApiStatus::NotCompiled => println!(
+                "{:<7} not compiled in (cargo feature `{}`)",
+                entry.api, entry.api
+            ),
             ApiStatus::Unavailable(why) => println!("{:<7} unavailable: {why}", entry.api),
             ApiStatus::Devices(devices) => {
                 for d in devices {

@@ -150,11 +150,17 @@ fn scale(factor: f32) -> Result<KernelDef, rosetta::core::Error> {
 
 fn main() -> Result<(), rosetta::Error> {
     let selectors: Vec<String> = std::env::args().skip(1).collect();
-    let selectors = if selectors.is_empty() { vec!["all".to_string()] } else { selectors };
+    let selectors = if selectors.is_empty() {
+        vec!["all".to_string()]
+    } else {
+        selectors
+    };
     let devices = discover(&Api::ALL).select(&selectors)?;
 
     let n = 100_003u32;
-    let values: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761) >> 16).collect();
+    let values: Vec<u32> = (0..n)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 16)
+        .collect();
     let expected: u32 = values.iter().fold(0u32, |a, &v| a.wrapping_add(v));
     let test = KernelTest {
         spec: KernelSpec::new(&std::sync::Arc::new(block_sum()?), &[("GROUP_SIZE", 64)])?,

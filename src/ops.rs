@@ -6,11 +6,11 @@ use crate::buffer::DeviceBuffer;
 use crate::device::Device;
 use crate::error::Result;
 use rosetta_core::Element;
-use rosetta_kernels::reduce::{self, ReduceOp, ReducePlan, ReduceSpec};
 use rosetta_kernels::conv1d::{self, Conv1dPlan, Conv1dSpec};
 use rosetta_kernels::conv2d::{self, Conv2dPlan, Conv2dSpec};
 use rosetta_kernels::histogram::{self, HistogramInput, HistogramPlan, HistogramSpec};
 use rosetta_kernels::matmul::{self, MatmulPlan, MatmulSpec};
+use rosetta_kernels::reduce::{self, ReduceOp, ReducePlan, ReduceSpec};
 use rosetta_kernels::scan::{self, ScanPlan, ScanSpec};
 
 impl<T: Element> DeviceBuffer<T> {
@@ -37,7 +37,13 @@ impl<T: Element> DeviceBuffer<T> {
     /// exact prefix sum.
     pub fn scan(&self) -> Result<DeviceBuffer<T>> {
         let backend = self.backend();
-        let plan = ScanPlan::new(backend, &ScanSpec { elem: T::ELEM, len: self.len() })?;
+        let plan = ScanPlan::new(
+            backend,
+            &ScanSpec {
+                elem: T::ELEM,
+                len: self.len(),
+            },
+        )?;
         let out = DeviceBuffer::zeros(backend, self.len())?;
         plan.encode(self.raw(), out.raw())?;
         Ok(out)
@@ -66,7 +72,10 @@ impl DeviceBuffer<f32> {
     /// one's length. Per output within γ_k·Σ|x||w|.
     pub fn conv1d(&self, taps: &DeviceBuffer<f32>) -> Result<DeviceBuffer<f32>> {
         self.same_device(taps)?;
-        let spec = Conv1dSpec { len: self.len(), taps: taps.len() };
+        let spec = Conv1dSpec {
+            len: self.len(),
+            taps: taps.len(),
+        };
         let plan = Conv1dPlan::new(self.backend(), &spec)?;
         let out = DeviceBuffer::zeros(self.backend(), self.len())?;
         plan.encode(self.raw(), taps.raw(), out.raw())?;
@@ -79,7 +88,11 @@ impl<T: Element> DeviceBuffer<T> {
     /// `height × width` image (f32 or u8 pixels) with a row-major odd
     /// `kh × kw` f32 filter, on the device: a new f32 image. Per output
     /// within γ_k·Σ|x||w|.
-    pub fn conv2d(&self, filter: &DeviceBuffer<f32>, spec: &Conv2dSpec) -> Result<DeviceBuffer<f32>> {
+    pub fn conv2d(
+        &self,
+        filter: &DeviceBuffer<f32>,
+        spec: &Conv2dSpec,
+    ) -> Result<DeviceBuffer<f32>> {
         self.same_device(filter)?;
         spec.validate()?;
         let pixels = spec.pixels()?;
@@ -94,7 +107,11 @@ impl<T: Element> DeviceBuffer<T> {
 
 impl<T: Element> DeviceBuffer<T> {
     fn count(&self, input: HistogramInput, bins: u32) -> Result<DeviceBuffer<u32>> {
-        let spec = HistogramSpec { input, len: self.len(), bins };
+        let spec = HistogramSpec {
+            input,
+            len: self.len(),
+            bins,
+        };
         let plan = HistogramPlan::new(self.backend(), &spec)?;
         let counts = DeviceBuffer::zeros(self.backend(), bins as usize)?;
         plan.encode(self.raw(), counts.raw())?;
@@ -156,7 +173,12 @@ impl Device {
 
     /// numpy.histogram of f32 values: `bins` equal bins over `[lo, hi]`.
     pub fn histogram_f32(&self, values: &[f32], bins: u32, range: (f64, f64)) -> Result<Vec<u32>> {
-        Ok(histogram::histogram_f32(self.backend(), values, bins, range)?)
+        Ok(histogram::histogram_f32(
+            self.backend(),
+            values,
+            bins,
+            range,
+        )?)
     }
 
     /// 1-D convolution of `x` with `taps` (see [`DeviceBuffer::conv1d`]).

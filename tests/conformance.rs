@@ -31,7 +31,10 @@ fn conform_api(api: Api) {
             );
             match other {
                 ApiStatus::Unavailable(reason) => {
-                    assert!(!reason.trim().is_empty(), "{api} unavailable without a reason");
+                    assert!(
+                        !reason.trim().is_empty(),
+                        "{api} unavailable without a reason"
+                    );
                     eprintln!("{api}: unavailable ({reason}); not required here");
                 }
                 _ => eprintln!("{api}: no devices; not required here"),
@@ -56,18 +59,36 @@ fn conform_api(api: Api) {
         );
         // Skipped and unsupported are never counted as passed, and most of
         // the suite runs everywhere.
-        assert!(s.passed >= cases.len() * 9 / 10, "{}: only {} of {} passed", s.device, s.passed, cases.len());
+        assert!(
+            s.passed >= cases.len() * 9 / 10,
+            "{}: only {} of {} passed",
+            s.device,
+            s.passed,
+            cases.len()
+        );
     }
     let failures = report.failures();
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(report.passed);
     // Every group is there.
     for group in rosetta::kernels::op::CaseGroup::ALL {
-        assert!(report.cases.iter().any(|c| c.group == group), "no {group:?} case ran");
+        assert!(
+            report.cases.iter().any(|c| c.group == group),
+            "no {group:?} case ran"
+        );
     }
     // Every op, and the memory model, ran at least one case that passed on
     // every device.
-    for op in rosetta::kernels::ops().iter().map(|o| o.name()).chain(["memory-model"]) {
+    for op in rosetta::kernels::ops()
+        .iter()
+        .map(|o| o.name())
+        .chain(["memory-model"])
+    {
         assert!(
             report
                 .cases

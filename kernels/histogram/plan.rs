@@ -311,6 +311,70 @@ impl HistogramPlan {
     }
 }
 
+/// Counts of `spec.len` values given as their bytes (u8 values, or the bytes
+/// of u32 / f32 values) on `backend`, with `variant` forced when given:
+/// one upload, one download. Limits are checked before anything is
+/// allocated.
+pub fn histogram_bytes(
+    backend: &Arc<dyn Backend>,
+    bytes: &[u8],
+    spec: &HistogramSpec,
+    variant: Option<HistogramVariant>,
+) -> Result<Vec<u32>> {
+    let plan = match variant {
+        Some(v) => HistogramPlan::with_variant(backend, spec, v)?,
+        None => HistogramPlan::new(backend, spec)?,
+    };
+    let need = spec.value_bytes()?;
+    if (bytes.len() as u64) < need {
+        return Err(Error::ShapeMismatch(format!(
+            "{} values need {need} bytes, got {}",
+            spec.len,
+            bytes.len()
+        )));
+    }
+    let values = Buffer::from_slice(backend, bytes)?;
+    let counts = backend.alloc(spec.counts_bytes())?;
+    plan.encode(&values, &counts)?;
+    counts.read(spec.bins as usize)
+}
+
+/// Counts of u32 values in `bins` bins (values `>= bins` are not counted).
+pub fn histogram_u32(backend: &Arc<dyn Backend>, values: &[u32], bins: u32) -> Result<Vec<u32>> {
+    let spec = HistogramSpec {
+        input: HistogramInput::U32,
+        len: values.len(),
+        bins,
+    };
+    histogram_bytes(backend, bytemuck::cast_slice(values), &spec, None)
+}
+
+/// Counts of u8 values in `bins` bins (at most 256; values `>= bins` are not
+/// counted). Uploads the bytes as they are, four to a word.
+pub fn histogram_u8(backend: &Arc<dyn Backend>, values: &[u8], bins: u32) -> Result<Vec<u32>> {
+    let spec = HistogramSpec {
+        input: HistogramInput::U8,
+        len: values.len(),
+        bins,
+    };
+    histogram_bytes(backend, values, &spec, None)
+}
+
+/// numpy.histogram of f32 values: `bins` equal bins over `[lo, hi]`.
+pub fn histogram_f32(
+    backend: &Arc<dyn Backend>,
+    values: &[f32],
+    bins: u32,
+    (lo, hi): (f64, f64),
+) -> Result<Vec<u32>> {
+    let spec = HistogramSpec {
+        input: HistogramInput::F32 { lo, hi },
+        len: values.len(),
+        bins,
+    };
+    histogram_bytes(backend, bytemuck::cast_slice(values), &spec, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,68 +467,4 @@ mod tests {
         };
         assert_eq!(tune_class(&spec), "u8 bins<=2^8 n<=2^28");
     }
-}
-
-/// Counts of `spec.len` values given as their bytes (u8 values, or the bytes
-/// of u32 / f32 values) on `backend`, with `variant` forced when given:
-/// one upload, one download. Limits are checked before anything is
-/// allocated.
-pub fn histogram_bytes(
-    backend: &Arc<dyn Backend>,
-    bytes: &[u8],
-    spec: &HistogramSpec,
-    variant: Option<HistogramVariant>,
-) -> Result<Vec<u32>> {
-    let plan = match variant {
-        Some(v) => HistogramPlan::with_variant(backend, spec, v)?,
-        None => HistogramPlan::new(backend, spec)?,
-    };
-    let need = spec.value_bytes()?;
-    if (bytes.len() as u64) < need {
-        return Err(Error::ShapeMismatch(format!(
-            "{} values need {need} bytes, got {}",
-            spec.len,
-            bytes.len()
-        )));
-    }
-    let values = Buffer::from_slice(backend, bytes)?;
-    let counts = backend.alloc(spec.counts_bytes())?;
-    plan.encode(&values, &counts)?;
-    counts.read(spec.bins as usize)
-}
-
-/// Counts of u32 values in `bins` bins (values `>= bins` are not counted).
-pub fn histogram_u32(backend: &Arc<dyn Backend>, values: &[u32], bins: u32) -> Result<Vec<u32>> {
-    let spec = HistogramSpec {
-        input: HistogramInput::U32,
-        len: values.len(),
-        bins,
-    };
-    histogram_bytes(backend, bytemuck::cast_slice(values), &spec, None)
-}
-
-/// Counts of u8 values in `bins` bins (at most 256; values `>= bins` are not
-/// counted). Uploads the bytes as they are, four to a word.
-pub fn histogram_u8(backend: &Arc<dyn Backend>, values: &[u8], bins: u32) -> Result<Vec<u32>> {
-    let spec = HistogramSpec {
-        input: HistogramInput::U8,
-        len: values.len(),
-        bins,
-    };
-    histogram_bytes(backend, values, &spec, None)
-}
-
-/// numpy.histogram of f32 values: `bins` equal bins over `[lo, hi]`.
-pub fn histogram_f32(
-    backend: &Arc<dyn Backend>,
-    values: &[f32],
-    bins: u32,
-    (lo, hi): (f64, f64),
-) -> Result<Vec<u32>> {
-    let spec = HistogramSpec {
-        input: HistogramInput::F32 { lo, hi },
-        len: values.len(),
-        bins,
-    };
-    histogram_bytes(backend, bytemuck::cast_slice(values), &spec, None)
 }

@@ -16,6 +16,9 @@ fn add(elem: u32, a: u32, b: u32) -> u32 {
     }
 }
 
+// Phases are loops over the local invocation index, as the GPU versions
+// read; indexing by it is the point.
+#[allow(clippy::needless_range_loop)]
 pub(crate) fn scan(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let size = group.size as usize;
     let (items, elem, phase) = (

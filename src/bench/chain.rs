@@ -30,7 +30,13 @@ struct Chain {
 impl Chain {
     fn new(backend: &Arc<dyn Backend>, side: usize, resident: bool) -> Result<Self> {
         let device = Device::new(Arc::clone(backend));
-        let spec = Conv2dSpec { height: side, width: side, kh: 5, kw: 5, border: Border::Zero };
+        let spec = Conv2dSpec {
+            height: side,
+            width: side,
+            kh: 5,
+            kw: 5,
+            border: Border::Zero,
+        };
         let image = inputs::f32_values_in(0x5eed_c4a1, side * side, 0.0, 1.0);
         let filter = vec![1.0 / 25.0; 25];
         let on_device = if resident {
@@ -39,7 +45,14 @@ impl Chain {
         } else {
             None
         };
-        Ok(Chain { device, spec, image, filter, on_device, last: f32::NAN })
+        Ok(Chain {
+            device,
+            spec,
+            image,
+            filter,
+            on_device,
+            last: f32::NAN,
+        })
     }
 }
 
@@ -59,8 +72,13 @@ impl Prepared for Chain {
                 sum.to_vec().map_err(into_core)?[0]
             }
             None => {
-                let blurred = self.device.conv2d(&self.image, &self.filter, &self.spec).map_err(into_core)?;
-                self.device.reduce(&blurred, ReduceOp::Sum).map_err(into_core)?
+                let blurred = self
+                    .device
+                    .conv2d(&self.image, &self.filter, &self.spec)
+                    .map_err(into_core)?;
+                self.device
+                    .reduce(&blurred, ReduceOp::Sum)
+                    .map_err(into_core)?
             }
         };
         Ok(())
@@ -72,14 +90,22 @@ impl Prepared for Chain {
         let exact = conv2d_reference(&self.image, &self.filter, &self.spec);
         let value: f64 = exact.iter().map(|e| e.value).sum();
         let pixel_errors: f64 = exact.iter().map(|e| bounds::dot_bound(25, e.abs)).sum();
-        let abs: f64 = exact.iter().map(|e| e.value.abs() + bounds::dot_bound(25, e.abs)).sum();
+        let abs: f64 = exact
+            .iter()
+            .map(|e| e.value.abs() + bounds::dot_bound(25, e.abs))
+            .sum();
         let bound = pixel_errors + bounds::sum_bound(exact.len(), abs);
         Ok((!bounds::within(self.last, value, bound))
             .then(|| format!("got {}, expected {value} (bound {bound:.2e})", self.last)))
     }
 
     fn variant(&self) -> String {
-        if self.on_device.is_some() { "device buffers" } else { "host slices" }.into()
+        if self.on_device.is_some() {
+            "device buffers"
+        } else {
+            "host slices"
+        }
+        .into()
     }
 }
 
@@ -91,7 +117,11 @@ pub fn workloads(size: Size, device: &DeviceInfo) -> Vec<Workload> {
     [true, false]
         .into_iter()
         .map(|resident| {
-            let how = if resident { "device buffers" } else { "host slices" };
+            let how = if resident {
+                "device buffers"
+            } else {
+                "host slices"
+            };
             Workload::new(
                 "chain",
                 format!("blur {side}x{side} then sum, {how}"),
@@ -102,7 +132,9 @@ pub fn workloads(size: Size, device: &DeviceInfo) -> Vec<Workload> {
                 3 * pixels * 4,
                 Some(2 * pixels * 25 + pixels),
                 Metric::Time,
-                move |backend, _| Ok(Box::new(Chain::new(backend, side, resident)?) as Box<dyn Prepared>),
+                move |backend, _| {
+                    Ok(Box::new(Chain::new(backend, side, resident)?) as Box<dyn Prepared>)
+                },
             )
         })
         .collect()

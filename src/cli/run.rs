@@ -95,16 +95,22 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
         }
         Err(e) => {
             let line = super::parse_error::one_line(&e, &format!("rosetta run {}", op.name()));
-            return Err(Failure::Usage(line.trim_start_matches("error: ").to_string()));
+            return Err(Failure::Usage(
+                line.trim_start_matches("error: ").to_string(),
+            ));
         }
     };
-    let options = Options::new(
-        spec.options
-            .iter()
-            .filter_map(|o| matches.get_one::<String>(o.name).map(|v| (o.name, v.clone()))),
-    );
+    let options = Options::new(spec.options.iter().filter_map(|o| {
+        matches
+            .get_one::<String>(o.name)
+            .map(|v| (o.name, v.clone()))
+    }));
     options.check(&spec).map_err(|e| {
-        Failure::Usage(format!("{} (see 'rosetta run {} --help')", e.chain(), op.name()))
+        Failure::Usage(format!(
+            "{} (see 'rosetta run {} --help')",
+            e.chain(),
+            op.name()
+        ))
     })?;
     let output = matches.get_one::<PathBuf>("output").cloned();
     if let Some(path) = &output {
