@@ -19,7 +19,7 @@
 //!
 //! Backends are cargo features (`wgpu`, `vulkan`, `opencl`, `cuda`; the CPU
 //! backend is always there). [`conform`] runs identical seeded cases on every
-//! device and compares each with the host reference; [`bench`] times the ops
+//! device and compares each with the host reference; [`bench`](mod@bench) times the ops
 //! with each API's own timers. The command line, the HTML report and `.npy`
 //! files are behind the `cli` feature.
 

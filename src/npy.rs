@@ -7,7 +7,7 @@
 //! `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`, then the raw
 //! data. Nothing in a file is trusted: the element count is computed with
 //! checked arithmetic and must match the data actually present, exactly, and
-//! any malformed header is a typed [`Error::Npy`] naming the file (a usage
+//! any malformed header is a typed [`Error::BadFile`] naming the file (a usage
 //! error), never a panic.
 //!
 //! ```no_run
@@ -131,7 +131,7 @@ fn element_count(shape: &[usize]) -> Option<usize> {
 /// Read one array. A file that cannot be opened or read, a malformed header, a
 /// dtype other than float32 / int32 / uint32 (little-endian) / uint8, a
 /// Fortran-ordered array of 2 or more dimensions, or data that do not match the
-/// shape (too short, too long, a count that overflows) is an [`Error::Npy`]
+/// shape (too short, too long, a count that overflows) is an [`Error::BadFile`]
 /// naming the file.
 pub fn read(path: &Path) -> Result<Array> {
     let file =
@@ -147,7 +147,7 @@ pub fn read(path: &Path) -> Result<Array> {
 
 /// Write one array (through [`crate::output`]: an existing file is replaced
 /// only once the new one is complete). A shape that does not hold the values
-/// is an [`Error::ShapeMismatch`]; a failed write an [`Error::Io`] naming the
+/// is an [`rosetta_core::Error::ShapeMismatch`]; a failed write an [`Error::Io`] naming the
 /// path.
 pub fn write(path: &Path, array: &Array) -> Result<()> {
     if element_count(&array.shape) != Some(array.data.len()) {

@@ -137,7 +137,7 @@ impl Geometry {
 
 /// The geometry of `variant` for `spec` on a device, or the typed error that
 /// says why it cannot run there: the taps and halo tile must fit in shared
-/// memory (workgroups shrink to [`MIN_GROUP_SIZE`] first), the kernels' u32
+/// memory (workgroups shrink to `MIN_GROUP_SIZE` first), the kernels' u32
 /// positions (up to `len + tile + taps`) must not wrap, and no invocation may
 /// loop more often than the device's loop budget allows (llvmpipe stops
 /// loops silently past its cap). One workgroup per tile, the grid split over

@@ -122,6 +122,9 @@ enum Command {
         /// Benchmark size preset.
         #[arg(long, value_enum, default_value_t = SizeArg::Small)]
         size: SizeArg,
+        /// Run every conformance case (default: the quick cases of every group).
+        #[arg(long)]
+        full: bool,
         /// Merge these result files (report, conform or bench JSON, from any machines)
         /// into one page instead of running anything.
         #[arg(long, value_name = "JSON", num_args = 1..)]
@@ -174,6 +177,7 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
             PathBuf::from("rosetta-report"),
             Vec::new(),
             Size::Small,
+            false,
         ),
         Some(Command::Report {
             out: dir, merge, ..
@@ -182,8 +186,9 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
             out: dir,
             backends,
             size,
+            full,
             ..
-        }) => report::run(out, dir, backends, size.size()),
+        }) => report::run(out, dir, backends, size.size(), full),
         Some(Command::Devices { json }) => devices::run(out, json),
         Some(Command::Conform {
             backends,

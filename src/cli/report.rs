@@ -16,6 +16,7 @@ pub fn run(
     dir: PathBuf,
     backends: Vec<String>,
     size: Size,
+    full: bool,
 ) -> Result<Outcome, Failure> {
     // Before any work: the folder must be writable (or creatable).
     rosetta::output::check_dir(&dir)?;
@@ -47,9 +48,20 @@ pub fn run(
     }
     let required: Vec<_> = conform::required_apis()?;
     let missing = conform::missing_required(&required, &devices, &discovery);
-    let cases = conform::all_cases();
-    let conformance =
-        super::conform::measure(&devices, &cases, missing, &conform::Options::default());
+    // The quick cases of every group (the whole suite with --full).
+    let cases: Vec<_> = conform::all_cases()
+        .into_iter()
+        .filter(|c| full || c.quick)
+        .collect();
+    let conformance = super::conform::measure(
+        &devices,
+        &cases,
+        missing,
+        &conform::Options {
+            quick: !full,
+            ..Default::default()
+        },
+    );
     write!(out, "{}", super::conform::render(&conformance))?;
     let bench = super::bench::measure(&devices, Options::new(size, Vec::new()))?;
     write!(out, "{}", rosetta::bench::render_table(&bench))?;

@@ -91,10 +91,22 @@ def main():
             failures.append(check_equal("reduce max u32", run(binary, sel, ["reduce", "--reduce", "max"], [xu], tmp),
                                         np.array([np.max(xu)], dtype=np.uint32)))
 
+            # scan: numpy.cumsum (integers wrap; f32 output i within i·u·Σ|x_j|)
+            xs = rng.uniform(-1, 1, 10_007).astype(np.float32)
+            exact = np.cumsum(xs.astype(np.float64))
+            bound = np.arange(xs.size) * U * np.cumsum(np.abs(xs.astype(np.float64)))
+            failures.append(check_bounded("scan f32", run(binary, sel, ["scan"], [xs], tmp), exact, bound))
+            failures.append(check_equal("scan i32 (wraps)", run(binary, sel, ["scan"], [xi], tmp),
+                                        np.cumsum(xi, dtype=np.int32)))
+
             v = rng.integers(0, 300, 100_000, dtype=np.uint32)
             failures.append(check_equal("histogram u32 256 bins",
                                         run(binary, sel, ["histogram", "--bins", "256"], [v], tmp),
                                         np.bincount(v[v < 256], minlength=256).astype(np.uint32)))
+            pixels = rng.integers(0, 256, 100_003, dtype=np.uint8)
+            failures.append(check_equal("histogram u8 (256 bins by default)",
+                                        run(binary, sel, ["histogram"], [pixels], tmp),
+                                        np.bincount(pixels, minlength=256).astype(np.uint32)))
             f = rng.uniform(-1.5, 1.5, 100_000).astype(np.float32)
             edges = np.linspace(-1.0, 1.0, 101).astype(np.float32)
             f[::97] = edges[(np.arange(f[::97].size) % edges.size)]
@@ -115,6 +127,11 @@ def main():
                 failures.append(check_bounded(f"conv2d 5x7 {border}",
                                               run(binary, sel, ["conv2d", "--border", border], [img, filt], tmp),
                                               exact, gamma(35) * absum))
+            img8 = rng.integers(0, 256, (61, 97), dtype=np.uint8)
+            exact, absum = conv_reference(img8, filt, "edge")
+            failures.append(check_bounded("conv2d u8 image 5x7 clamp",
+                                          run(binary, sel, ["conv2d", "--border", "clamp"], [img8, filt], tmp),
+                                          exact, gamma(35) * absum))
             a = rng.uniform(-1, 1, (65, 129)).astype(np.float32)
             b = rng.uniform(-1, 1, (129, 17)).astype(np.float32)
             exact = a.astype(np.float64) @ b.astype(np.float64)

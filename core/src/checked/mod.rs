@@ -7,8 +7,8 @@
 //! - **Checks.** Sizes against `max_buffer_bytes`, byte ranges against the
 //!   allocation, launches against the device's limits and the kernel's
 //!   interface, a kernel's language against the sources it has.
-//! - **The kernel cache** ([`cache`]), keyed by the kernel's identity.
-//! - **The buffer pool** ([`pool`]).
+//! - **The kernel cache** (`cache.rs`), keyed by the kernel's identity.
+//! - **The buffer pool** (`pool.rs`).
 //! - **Timing tokens**: any number of marks outstanding; device clocks where
 //!   the driver has them, the host clock after a drained queue where not.
 //! - **Locking.** One mutex around the driver serialises its calls. Other
