@@ -92,6 +92,31 @@ impl Capabilities {
     }
 }
 
+impl Capabilities {
+    /// The capabilities of a software device like lavapipe: a CPU with
+    /// 32 KiB of shared memory, 1024-invocation groups, 65 535 groups per
+    /// axis, 1 GiB buffers, no subgroups, device timers, and the silent
+    /// 65 535-iteration loop cap. For unit tests of plan geometry; override
+    /// fields with struct-update syntax.
+    pub fn software_device() -> Capabilities {
+        Capabilities {
+            device_type: DeviceType::Cpu,
+            max_shared_bytes: 32 << 10,
+            max_group_size: [1024, 1024, 1024],
+            max_group_invocations: 1024,
+            max_groups: [65_535, 65_535, 65_535],
+            subgroup_sizes: None,
+            subgroup_ops: false,
+            float_atomics: false,
+            timestamps: true,
+            max_buffer_bytes: 1 << 30,
+            memory_bytes: 0,
+            compute_units: 0,
+            loop_limit: Some(65_535),
+        }
+    }
+}
+
 /// Where a device sits on the machine, where its API says: lets reports
 /// recognise one GPU seen through several APIs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

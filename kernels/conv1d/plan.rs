@@ -382,24 +382,12 @@ pub fn conv1d_f32(backend: &Arc<dyn Backend>, x: &[f32], taps: &[f32]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rosetta_core::DeviceType;
 
     /// lavapipe-like: a loop cap, 32 KiB shared, 65 535 groups per axis.
     fn lavapipe() -> Capabilities {
         Capabilities {
-            device_type: DeviceType::Cpu,
-            max_shared_bytes: 32 << 10,
-            max_group_size: [1024, 1024, 1024],
-            max_group_invocations: 1024,
-            max_groups: [65_535, 65_535, 65_535],
-            subgroup_sizes: None,
-            subgroup_ops: false,
-            float_atomics: false,
-            timestamps: true,
             max_buffer_bytes: 1 << 31,
-            memory_bytes: 0,
-            compute_units: 0,
-            loop_limit: Some(65_535),
+            ..Capabilities::software_device()
         }
     }
 

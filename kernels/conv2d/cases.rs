@@ -10,7 +10,7 @@ use super::plan::{
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
 use crate::op::{
     compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
-    HostArray, Options, Verdict,
+    HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Backend, Buffer, Elem, Error, Result};
@@ -718,23 +718,6 @@ impl Check for GridBudget {
             Some(_) => format!("{checked} geometries within {budget} iterations per invocation"),
             None => format!("{checked} geometries (no loop cap on this device)"),
         }))
-    }
-}
-
-/// A call that must fail with a given typed error.
-struct Rejects {
-    expected: &'static str,
-    call: fn(&Context<'_>) -> Result<()>,
-    is_expected: fn(&Error) -> bool,
-}
-
-impl Check for Rejects {
-    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
-        Ok(match (self.call)(ctx) {
-            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
-            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
-            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
-        })
     }
 }
 

@@ -15,7 +15,7 @@ use super::plan::{matmul_f32, run_plan};
 use super::plan::{Algorithm, MatmulPlan, MatmulVariant, TILINGS};
 use super::spec::{matmul_bound, matmul_ref, MatmulSpec};
 use crate::op::{
-    compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact, Verdict,
+    compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact, Rejects, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Buffer, Error, Result};
@@ -437,23 +437,6 @@ impl Check for Huge {
         };
         v.fingerprint = crate::op::fingerprint(&got[..got.len().min(1 << 20)]);
         Ok(v)
-    }
-}
-
-/// A call that must fail with a given typed error.
-struct Rejects {
-    expected: &'static str,
-    call: fn(&Context<'_>) -> Result<()>,
-    is_expected: fn(&Error) -> bool,
-}
-
-impl Check for Rejects {
-    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
-        Ok(match (self.call)(ctx) {
-            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
-            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
-            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
-        })
     }
 }
 

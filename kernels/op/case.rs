@@ -226,6 +226,28 @@ fn error_verdict(group: CaseGroup, e: &rosetta_core::Error) -> Verdict {
     }
 }
 
+/// A call that must be refused with a given typed error (the `errors`
+/// group): it passes with the error's message, fails when the call is
+/// accepted or refused with another error.
+pub struct Rejects {
+    /// The expected error, for the failure message (`ShapeMismatch`).
+    pub expected: &'static str,
+    /// The call.
+    pub call: fn(&Context<'_>) -> Result<()>,
+    /// Whether an error is the expected one.
+    pub is_expected: fn(&rosetta_core::Error) -> bool,
+}
+
+impl Check for Rejects {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        Ok(match (self.call)(ctx) {
+            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
+            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
+            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
+        })
+    }
+}
+
 /// A stable seed from a case name (FNV-1a), so every device, run and machine
 /// sees identical inputs.
 pub fn seed(name: &str) -> u64 {

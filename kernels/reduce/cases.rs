@@ -5,7 +5,8 @@ use super::plan::{ReducePlan, ReduceVariant};
 use super::spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
 use crate::op::Exact;
 use crate::op::{
-    compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Verdict,
+    compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Rejects,
+    Verdict,
 };
 use rosetta_core::{inputs, Buffer, Elem, Element, Error, Result};
 
@@ -403,23 +404,6 @@ fn limits_cases() -> Vec<Case> {
         },
     ));
     all
-}
-
-/// A call that must fail with a given typed error.
-struct Rejects {
-    expected: &'static str,
-    call: fn(&Context<'_>) -> Result<()>,
-    is_expected: fn(&Error) -> bool,
-}
-
-impl Check for Rejects {
-    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
-        Ok(match (self.call)(ctx) {
-            Ok(()) => Verdict::fail(format!("accepted; expected {}", self.expected)),
-            Err(e) if (self.is_expected)(&e) => Verdict::pass(e.to_string()),
-            Err(e) => Verdict::fail(format!("got '{e}', expected {}", self.expected)),
-        })
-    }
 }
 
 fn error_cases() -> Vec<Case> {

@@ -5,7 +5,7 @@ use super::plan::{scan_slice, ScanPlan, ScanVariant};
 use super::spec::{prefix_bound, prefix_f32, prefix_words, ScanSpec};
 use crate::op::{
     checked_indices, compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact,
-    Verdict,
+    Rejects, Verdict,
 };
 use rosetta_core::{inputs, Buffer, Elem, Error, Result};
 
@@ -274,21 +274,6 @@ fn limits_cases() -> Vec<Case> {
     all
 }
 
-/// A call that must fail with a given typed error.
-struct Rejects {
-    call: fn(&Context<'_>) -> Result<()>,
-}
-
-impl Check for Rejects {
-    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
-        Ok(match (self.call)(ctx) {
-            Ok(()) => Verdict::fail("accepted; expected ShapeMismatch"),
-            Err(e @ Error::ShapeMismatch(_)) => Verdict::pass(e.to_string()),
-            Err(e) => Verdict::fail(format!("got '{e}', expected ShapeMismatch")),
-        })
-    }
-}
-
 fn error_cases() -> Vec<Case> {
     vec![Case::new(
         "scan rejects an output buffer shorter than its length",
@@ -296,6 +281,8 @@ fn error_cases() -> Vec<Case> {
         CaseGroup::Errors,
         true,
         || Rejects {
+            expected: "ShapeMismatch",
+            is_expected: |e| matches!(e, Error::ShapeMismatch(_)),
             call: |ctx| {
                 let plan = ScanPlan::new(
                     ctx.backend,
