@@ -1,4 +1,4 @@
-//! The error bounds of DESIGN.md. Every backend's result is compared with the
+//! The error bounds every result is checked under. Every backend's result is compared with the
 //! host reference under these, never with another backend.
 
 /// Unit roundoff of f32: u = 2⁻²⁴.
