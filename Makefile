@@ -11,13 +11,15 @@ export ROSETTA_REQUIRE
 # Mesa's EGL complains on stderr when wgpu probes GL without this.
 export XDG_RUNTIME_DIR ?= /tmp/rosetta-runtime-$(shell id -u)
 
+# The fuzz cases' seed (`make test FUZZ_SEED=...` for other random cases).
+FUZZ_SEED ?= 20261123
 CARGO ?= cargo
 PYTHON ?= /usr/bin/python3
 BIN := target/release/rosetta
 ALL := --features cli,$(FEATURES)
 EXAMPLES := select_devices device_chain user_kernel
-SELECTORS := $(subst $(comma), ,$(ROSETTA_REQUIRE))
 comma := ,
+SELECTORS := $(subst $(comma), ,$(ROSETTA_REQUIRE))
 
 .PHONY: setup build run test lint conform examples package bench clean
 
@@ -46,11 +48,12 @@ lint:
 # Unit and contract tests of every crate; the conformance suite on every
 # required API (quick cases of every group plus the whole limits group); the
 # CLI contract; the Vulkan run under the Khronos validation layer; numpy
-# agreement; every example on every required API; packaging of every crate.
+# agreement and random shapes against numpy; every example on every required API; packaging of every crate.
 test: build lint
 	ROSETTA_CONFORM=ci $(CARGO) test --release --workspace $(ALL)
 	ROSETTA_VULKAN_VALIDATION=1 $(BIN) conform --backend vulkan --quick
 	$(PYTHON) tests/numpy/agreement.py $(BIN) $(ROSETTA_REQUIRE)
+	$(PYTHON) tests/numpy/fuzz.py $(BIN) $(ROSETTA_REQUIRE) --cases 40 --small --seed $(FUZZ_SEED)
 	$(MAKE) --no-print-directory examples
 	$(MAKE) --no-print-directory package
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Vendor-library baselines for DESIGN.md's workloads, on the GPU in hand, with
+"""Vendor-library baselines for the benchmark's workloads, on the GPU in hand, with
 CUDA events (median of repeated runs after warm-up). Prints a table and, with
 an argument, writes JSON: vendor_baselines.py [OUT.json]
 

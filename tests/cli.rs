@@ -1,4 +1,4 @@
-//! The command-line contract scripts rely on (DESIGN.md): exit codes, one-line
+//! The command-line contract scripts rely on (README.md, "Command line"): exit codes, one-line
 //! errors, `.npy` in and out, JSON outputs, the report.
 
 use rosetta::npy::{Array, ArrayData};

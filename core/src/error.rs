@@ -33,7 +33,7 @@ pub enum Error {
 
     /// A histogram range that is empty, reversed, not finite, or too narrow
     /// for its bins.
-    #[error("invalid histogram range [{lo}, {hi}]: {why}")]
+    #[error("invalid histogram range [{lo:?}, {hi:?}]: {why}")]
     InvalidRange {
         /// Lower end asked for.
         lo: f64,

@@ -43,6 +43,40 @@ pub fn f32_values_in(seed: u64, len: usize, lo: f32, hi: f32) -> Vec<f32> {
         .collect()
 }
 
+/// `len` values in [-1, 1) with every fourth replaced by a random subnormal
+/// (or ±0), for sums and products that must stay within their bounds on
+/// devices that keep subnormals and on devices that flush them.
+pub fn f32_with_subnormals(seed: u64, len: usize) -> Vec<f32> {
+    (0..len as u64)
+        .into_par_iter()
+        .map(|i| {
+            let b = bits(seed, i);
+            if b & 3 == 0 {
+                f32::from_bits((b >> 32) as u32 & 0x807f_ffff)
+            } else {
+                f32_in(seed, i, -1.0, 1.0)
+            }
+        })
+        .collect()
+}
+
+/// `len` values small enough that their pairwise products underflow:
+/// magnitudes below 2⁻⁶³ (normal) with every fourth a subnormal, so a
+/// dot product's terms and partial sums are subnormal or zero.
+pub fn f32_underflowing(seed: u64, len: usize) -> Vec<f32> {
+    const SCALE: f32 = 1.0 / (1u64 << 63) as f32;
+    f32_with_subnormals(seed, len)
+        .into_par_iter()
+        .map(|x| {
+            if x.abs() < f32::MIN_POSITIVE {
+                x
+            } else {
+                x * SCALE
+            }
+        })
+        .collect()
+}
+
 /// `len` i32 values over the whole range (sums wrap).
 pub fn i32_values(seed: u64, len: usize) -> Vec<i32> {
     (0..len as u64)
@@ -77,6 +111,19 @@ mod tests {
         assert_eq!(f32_values(7, 100), f32_values(7, 100));
         assert_ne!(f32_values(7, 100), f32_values(8, 100));
         assert_eq!(&u32_values(3, 50)[..10], &u32_values(3, 10)[..]);
+    }
+
+    #[test]
+    fn subnormal_streams_hold_subnormals_and_underflow() {
+        let sub = |x: &f32| x.abs() < f32::MIN_POSITIVE && *x != 0.0;
+        let x = f32_with_subnormals(5, 4000);
+        let count = x.iter().filter(|v| sub(v)).count();
+        assert!((800..1200).contains(&count), "{count} subnormals");
+        assert!(x.iter().all(|v| v.abs() < 1.0));
+        let y = f32_underflowing(5, 4000);
+        assert!(y.iter().all(|v| v.abs() < 1.1e-19));
+        let underflowing = y.windows(2).filter(|p| sub(&(p[0] * p[1]))).count();
+        assert!(underflowing > 2000, "{underflowing} subnormal products");
     }
 
     #[test]

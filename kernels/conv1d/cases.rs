@@ -65,10 +65,7 @@ impl Conv {
             .into_par_iter()
             .map(|i| {
                 let count = ((len + radius - i).min(taps) - radius.saturating_sub(i)) as f64;
-                Exact {
-                    value: count,
-                    abs: count,
-                }
+                Exact::normal(count, count)
             })
             .collect();
         Conv {
@@ -185,6 +182,28 @@ pub fn cases() -> Vec<Case> {
         small_ints,
         small_ints,
         true,
+        None,
+    ));
+    // Subnormal inputs and products that underflow: within the bound
+    // whether a device keeps or flushes subnormals.
+    all.push(case(
+        ops,
+        10_007,
+        9,
+        " with subnormals",
+        inputs::f32_with_subnormals,
+        random,
+        false,
+        None,
+    ));
+    all.push(case(
+        ops,
+        10_007,
+        31,
+        " underflowing",
+        inputs::f32_underflowing,
+        inputs::f32_underflowing,
+        false,
         None,
     ));
     all.push(

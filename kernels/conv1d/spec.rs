@@ -49,9 +49,10 @@ fn words_bytes(what: &str, len: usize) -> Result<u64> {
 }
 
 /// The error bound of one output: γ_k·Σ|x·w| with `k` the number of taps
-/// (any summation order, with or without fused multiply-add).
+/// (any summation order, with or without fused multiply-add), plus what
+/// underflow may lose ([`bounds::underflow_bound`], 2k operations).
 pub fn conv1d_bound(taps: usize, exact: &Exact) -> f64 {
-    bounds::dot_bound(taps, exact.abs)
+    bounds::dot_bound(taps, exact.abs) + bounds::underflow_bound(taps.saturating_mul(2), exact.tiny)
 }
 
 /// One output of the convolution, accumulated in f64 (with Σ|x·w|).

@@ -45,6 +45,8 @@ enum Pixels {
     SmallInts,
     /// u8 over 0..=255.
     Bytes,
+    /// f32 small enough that products underflow, a quarter subnormal.
+    Underflowing,
 }
 
 impl Pixels {
@@ -52,6 +54,7 @@ impl Pixels {
         match self {
             Pixels::Random => Image::F32(inputs::f32_values(seed, len)),
             Pixels::SmallInts => Image::F32(small_ints(seed, len)),
+            Pixels::Underflowing => Image::F32(inputs::f32_underflowing(seed, len)),
             Pixels::Bytes => Image::U8(
                 inputs::u32_below(seed, len, 256)
                     .into_iter()
@@ -139,10 +142,7 @@ impl Conv {
                             * inside(p % width, spec.width, spec.kw)
                     }
                 };
-                Exact {
-                    value: count,
-                    abs: count,
-                }
+                Exact::normal(count, count)
             })
             .collect();
         let image = match elem {
@@ -269,6 +269,17 @@ pub fn cases() -> Vec<Case> {
             small_ints,
             true,
             " small integers (exact)",
+            None,
+        ));
+        // Subnormal products and sums: within the bound whether a device
+        // keeps or flushes subnormals.
+        all.push(case(
+            ops,
+            spec(67, 131, 5, 5, border),
+            Pixels::Underflowing,
+            inputs::f32_underflowing,
+            false,
+            " underflowing",
             None,
         ));
         // u8 images: widths and pixel counts of every residue mod 4 (the

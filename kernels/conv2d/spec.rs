@@ -140,9 +140,11 @@ pub fn check_image_elem(elem: Elem) -> Result<()> {
 
 /// The error bound of one output: γ_k·Σ|x·w| with `k = kh · kw` taps (any
 /// summation order, with or without fused multiply-add; u8 pixels convert
-/// to f32 exactly).
+/// to f32 exactly), plus what underflow may lose
+/// ([`bounds::underflow_bound`], 2k operations).
 pub fn conv2d_bound(spec: &Conv2dSpec, exact: &Exact) -> f64 {
-    bounds::dot_bound(spec.kh.saturating_mul(spec.kw), exact.abs)
+    let taps = spec.kh.saturating_mul(spec.kw);
+    bounds::dot_bound(taps, exact.abs) + bounds::underflow_bound(taps.saturating_mul(2), exact.tiny)
 }
 
 /// A pixel type of the host reference: f32, or u8 (converted exactly).

@@ -90,10 +90,22 @@ impl Check for Product {
 
 /// Random inputs in [-1, 1), checked under the bound.
 fn random_case(name: String, group: CaseGroup, quick: bool, spec: MatmulSpec, how: How) -> Case {
+    generated_case(name, group, quick, spec, how, inputs::f32_values)
+}
+
+/// Inputs from a seeded generator, checked under the bound.
+fn generated_case(
+    name: String,
+    group: CaseGroup,
+    quick: bool,
+    spec: MatmulSpec,
+    how: How,
+    values: fn(u64, usize) -> Vec<f32>,
+) -> Case {
     let s = seed(&name);
     Case::new(name, "matmul", group, quick, move || {
-        let a = inputs::f32_values(s, spec.m * spec.k);
-        let b = inputs::f32_values(s ^ 1, spec.k * spec.n);
+        let a = values(s, spec.m * spec.k);
+        let b = values(s ^ 1, spec.k * spec.n);
         let expected = Expected::Bounded(matmul_ref(&a, &b, &spec));
         Product {
             spec,
@@ -194,6 +206,17 @@ pub fn cases() -> Vec<Case> {
             How::Plan,
         ));
     }
+    // Products and sums that underflow: within the bound whether a device
+    // keeps or flushes subnormals.
+    let spec = shape(65, 63, 129);
+    all.push(generated_case(
+        format!("matmul {} underflowing", label(&spec)),
+        CaseGroup::Ops,
+        true,
+        spec,
+        How::Plan,
+        inputs::f32_underflowing,
+    ));
     let variants = MatmulVariant::all();
     // Every tiling on ragged shapes, whatever the plan would choose for the
     // device (a GPU with many compute units picks small tiles for these).

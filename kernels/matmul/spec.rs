@@ -94,9 +94,11 @@ impl MatmulSpec {
 }
 
 /// The bound on one output: γ_k·Σ_p |a_ip·b_pj| (any summation order, split
-/// or not, with or without fused multiply-add).
+/// or not, with or without fused multiply-add), plus what underflow may lose
+/// ([`bounds::underflow_bound`], 2k operations).
 pub fn matmul_bound(spec: &MatmulSpec, exact: &Exact) -> f64 {
     bounds::dot_bound(spec.k, exact.abs)
+        + bounds::underflow_bound(spec.k.saturating_mul(2), exact.tiny)
 }
 
 /// One output `C[i][j]` in f64, with Σ|a·b|.
@@ -115,9 +117,9 @@ pub fn matmul_ref(a: &[f32], b: &[f32], spec: &MatmulSpec) -> Vec<Exact> {
     let mut out = vec![Exact::default(); spec.m * n];
     out.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
         for p in 0..k {
-            let x = f64::from(a[i * k + p]);
+            let x = a[i * k + p];
             for (acc, &w) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                acc.add(x * f64::from(w));
+                acc.add_product(x, w);
             }
         }
     });

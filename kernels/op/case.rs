@@ -348,10 +348,7 @@ mod tests {
 
     #[test]
     fn bounded_comparison_catches_errors_and_nan() {
-        let exact = [Exact {
-            value: 1.0,
-            abs: 1.0,
-        }];
+        let exact = [Exact::normal(1.0, 1.0)];
         assert!(compare_bounded(&[1.0], &exact, |_, _| 0.0).passed());
         assert!(!compare_bounded(&[1.001], &exact, |_, _| 1e-6).passed());
         assert!(!compare_bounded(&[f32::NAN], &exact, |_, _| 1.0).passed());

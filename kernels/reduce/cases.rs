@@ -191,8 +191,10 @@ pub fn cases() -> Vec<Case> {
             }
         }
     }
-    // Special values: NaN propagates through min and max, infinities win.
-    let specials: [(&str, ReduceOp, Values); 8] = [
+    // Special values: NaN propagates through min and max, infinities win;
+    // sums with subnormals stay within the bound whether a device keeps or
+    // flushes them.
+    let specials: [(&str, ReduceOp, Values); 10] = [
         (" NaN inside", ReduceOp::Min, |s, n| {
             with_special(s, n, 4_321, f32::NAN)
         }),
@@ -215,6 +217,10 @@ pub fn cases() -> Vec<Case> {
         // don't go through float comparisons that flush subnormals to zero.
         (" subnormals", ReduceOp::Min, subnormals),
         (" subnormals", ReduceOp::Max, subnormals),
+        (" subnormals", ReduceOp::Sum, subnormals),
+        (" with subnormals", ReduceOp::Sum, |s, n| {
+            bytemuck::cast_vec(inputs::f32_with_subnormals(s, n))
+        }),
     ];
     for (label, op, values) in specials {
         all.push(case(Elem::F32, op, 10_007, label, values, None));

@@ -80,9 +80,11 @@ impl ReduceSpec {
     }
 }
 
-/// The bound on an f32 sum of `n` terms: (n − 1)·2⁻²⁴·Σ|x|.
+/// The bound on an f32 sum of `n` terms: (n − 1)·2⁻²⁴·Σ|x|, plus what
+/// underflow may lose ([`bounds::underflow_bound`]: the subnormal terms and
+/// 2⁻¹²⁶ per addition, n − 1 of them).
 pub fn sum_bound(n: usize, exact: &Exact) -> f64 {
-    bounds::sum_bound(n, exact.abs)
+    bounds::sum_bound(n, exact.abs) + bounds::underflow_bound(n.saturating_sub(1), exact.tiny)
 }
 
 /// f64 sum of f32 values, with Σ|x|.
@@ -90,7 +92,7 @@ pub fn sum_f32(x: &[f32]) -> Exact {
     x.par_chunks(1 << 16)
         .map(|chunk| {
             chunk.iter().fold(Exact::default(), |mut acc, &v| {
-                acc.add(f64::from(v));
+                acc.add_value(v);
                 acc
             })
         })

@@ -138,6 +138,11 @@ pub fn cases() -> Vec<Case> {
         .repeated(5),
     );
     all.push(case(Elem::F32, 1_000_003, " x20 bit-identical", None, f32_words).repeated(20));
+    // Subnormal terms: within the bound whether a device keeps or flushes
+    // them.
+    all.push(case(Elem::F32, 65_537, " with subnormals", None, |s, n| {
+        bytemuck::cast_vec(inputs::f32_with_subnormals(s, n))
+    }));
     all.push(
         case(
             Elem::U32,

@@ -28,15 +28,16 @@ pub fn prefix_f32(x: &[f32]) -> Vec<Exact> {
     let mut acc = Exact::default();
     x.iter()
         .map(|&v| {
-            acc.add(f64::from(v));
+            acc.add_value(v);
             acc
         })
         .collect()
 }
 
-/// The bound on output `i` (0-based, `i + 1` terms): i·2⁻²⁴·Σ_{j≤i}|x_j|.
+/// The bound on output `i` (0-based, `i + 1` terms): i·2⁻²⁴·Σ_{j≤i}|x_j|,
+/// plus what underflow may lose ([`bounds::underflow_bound`]).
 pub fn prefix_bound(i: usize, exact: &Exact) -> f64 {
-    bounds::sum_bound(i + 1, exact.abs)
+    bounds::sum_bound(i + 1, exact.abs) + bounds::underflow_bound(i, exact.tiny)
 }
 
 /// Exact wrapping prefix sums of 32-bit integers (i32 by its bits).

@@ -4,8 +4,8 @@ command line:  agreement.py ROSETTA_BINARY SEL[,SEL...]
 
 numpy computes each reference independently of rosetta's own host reference
 (float64 accumulation; numpy.histogram for f32 bins; explicit padding for the
-convolutions). Float results must lie within DESIGN.md's bounds, integer
-results must be equal. Exits 1 on any disagreement."""
+convolutions). Float results must lie within the error bounds in README.md
+(the paragraph after "Layout"), integer results must be equal. Exits 1 on any disagreement."""
 
 import os
 import subprocess
