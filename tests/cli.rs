@@ -846,6 +846,10 @@ fn report_merge_of_two_machines() {
         serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
     let host_a = host_a["machine"]["host"].as_str().unwrap().to_string();
     assert!(
+        stdout.contains(&format!("from 2 machine(s): {host_a}, second-machine")),
+        "{stdout}"
+    );
+    assert!(
         page.contains(&format!("{host_a} cpu:0")),
         "machine a's column"
     );

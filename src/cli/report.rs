@@ -82,7 +82,9 @@ pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome,
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let merged = rosetta::report::merge(&inputs)?;
     merged.write(&dir)?;
-    let hosts: Vec<String> = merged.machines().into_iter().map(|m| m.host).collect();
+    // Labels, not bare host names: two machines called `vm` are `vm` and
+    // `vm #2`, as on the page.
+    let hosts: Vec<&str> = merged.machines.iter().map(|m| m.label.as_str()).collect();
     writeln!(
         out,
         "merged {} file(s) from {} machine(s): {}",
