@@ -933,3 +933,31 @@ fn report_merge_refuses_what_it_cannot_read() {
     assert_usage_error(&merge(&dir.join("missing.json")), "missing.json");
     assert!(!out_dir.join("index.html").exists(), "nothing is written");
 }
+
+/// Without XDG_RUNTIME_DIR (containers, CI), probing wgpu's GL adapter made
+/// libwayland print two `error: XDG_RUNTIME_DIR ...` lines before rosetta's
+/// own output; an error must stay one line on stderr.
+#[test]
+fn no_runtime_dir_noise_without_xdg_runtime_dir() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rosetta"))
+            .args(args)
+            .env_remove("ROSETTA_REQUIRE")
+            .env_remove("XDG_RUNTIME_DIR")
+            .output()
+            .expect("rosetta runs")
+    };
+    let out = run(&["devices"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("XDG_RUNTIME_DIR"),
+        "{}",
+        stderr(&out)
+    );
+    // Selecting a wgpu device probes every wgpu adapter, GL included.
+    let x = scratch("no-runtime-dir").join("x.npy");
+    save_f32(&x, &[3], &[1.0, 2.0, 3.0]);
+    let out = run(&["run", "copy", "--backend", "wgpu:99", path(&x)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+}

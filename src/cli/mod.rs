@@ -11,6 +11,7 @@ mod parse_error;
 mod progress;
 mod report;
 mod run;
+mod runtime_dir;
 mod select;
 mod tune;
 
@@ -151,6 +152,7 @@ impl SizeArg {
 
 /// The `rosetta` binary's entry point.
 pub fn main() -> ExitCode {
+    runtime_dir::ensure();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return parse_error(&e),

@@ -1,0 +1,37 @@
+//! A private `XDG_RUNTIME_DIR` when the environment has none.
+//!
+//! Mesa's EGL, which wgpu's GL adapter goes through, loads libwayland even
+//! for surfaceless contexts, and libwayland prints `error: XDG_RUNTIME_DIR is
+//! invalid or not set in the environment.` twice when the variable is
+//! missing (containers, CI, ssh without a session). Those lines would stand
+//! before rosetta's own output and its one-line errors, so the binary points
+//! the variable at a directory of its own before any library reads it.
+
+#[cfg(unix)]
+pub fn ensure() {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    use std::path::PathBuf;
+
+    let valid = |dir: &std::path::Path| std::fs::metadata(dir).is_ok_and(|m| m.is_dir());
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| valid(d.as_ref())) {
+        return;
+    }
+    // The user id: the owner of this process's own /proc entry.
+    let Ok(uid) = std::fs::metadata("/proc/self").map(|m| m.uid()) else {
+        return;
+    };
+    let dir: PathBuf = std::env::temp_dir().join(format!("rosetta-runtime-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    // Only a directory this user owns and no one else can enter: another
+    // user may have made one of that name first.
+    let ours = std::fs::symlink_metadata(&dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o077 == 0);
+    if ours {
+        // Called first thing in `main`, before this process starts any
+        // thread, so nothing reads the environment while it changes.
+        std::env::set_var("XDG_RUNTIME_DIR", dir);
+    }
+}
+
+#[cfg(not(unix))]
+pub fn ensure() {}
