@@ -77,6 +77,24 @@ pub fn f32_underflowing(seed: u64, len: usize) -> Vec<f32> {
         .collect()
 }
 
+/// `len` values in [-1, 1) with +Inf at `len / 7`, NaN at `len / 3` and
+/// -Inf at `2·len / 3 + 1` (where those fall inside): for sums and products
+/// through which NaN and infinities must propagate as IEEE arithmetic
+/// propagates them.
+pub fn f32_with_nonfinite(seed: u64, len: usize) -> Vec<f32> {
+    let mut x = f32_values(seed, len);
+    for (at, value) in [
+        (len / 7, f32::INFINITY),
+        (len / 3, f32::NAN),
+        (2 * len / 3 + 1, f32::NEG_INFINITY),
+    ] {
+        if let Some(v) = x.get_mut(at) {
+            *v = value;
+        }
+    }
+    x
+}
+
 /// `len` i32 values over the whole range (sums wrap).
 pub fn i32_values(seed: u64, len: usize) -> Vec<i32> {
     (0..len as u64)

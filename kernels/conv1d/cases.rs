@@ -206,6 +206,18 @@ pub fn cases() -> Vec<Case> {
         false,
         None,
     ));
+    // NaN and infinities in the signal reach the outputs whose window holds
+    // them (+Inf and -Inf in one window: NaN).
+    all.push(case(
+        ops,
+        10_007,
+        9,
+        " with NaN and Inf",
+        inputs::f32_with_nonfinite,
+        random,
+        false,
+        None,
+    ));
     all.push(
         case(
             ops,

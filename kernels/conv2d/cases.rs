@@ -47,6 +47,8 @@ enum Pixels {
     Bytes,
     /// f32 small enough that products underflow, a quarter subnormal.
     Underflowing,
+    /// f32 uniform in [-1, 1) with a NaN, a +Inf and a -Inf.
+    NonFinite,
 }
 
 impl Pixels {
@@ -55,6 +57,7 @@ impl Pixels {
             Pixels::Random => Image::F32(inputs::f32_values(seed, len)),
             Pixels::SmallInts => Image::F32(small_ints(seed, len)),
             Pixels::Underflowing => Image::F32(inputs::f32_underflowing(seed, len)),
+            Pixels::NonFinite => Image::F32(inputs::f32_with_nonfinite(seed, len)),
             Pixels::Bytes => Image::U8(
                 inputs::u32_below(seed, len, 256)
                     .into_iter()
@@ -280,6 +283,17 @@ pub fn cases() -> Vec<Case> {
             inputs::f32_underflowing,
             false,
             " underflowing",
+            None,
+        ));
+        // NaN and infinities reach the outputs whose window holds them
+        // (with the clamp rule, also through the border).
+        all.push(case(
+            ops,
+            spec(67, 131, 5, 5, border),
+            Pixels::NonFinite,
+            random,
+            false,
+            " with NaN and Inf",
             None,
         ));
         // u8 images: widths and pixel counts of every residue mod 4 (the

@@ -217,6 +217,17 @@ pub fn cases() -> Vec<Case> {
         How::Plan,
         inputs::f32_underflowing,
     ));
+    // NaN and infinities in A and B reach every output of their row or
+    // column (through every tiling: the plan's own choice on a ragged shape).
+    let spec = shape(65, 63, 129);
+    all.push(generated_case(
+        format!("matmul {} with NaN and Inf", label(&spec)),
+        CaseGroup::Ops,
+        true,
+        spec,
+        How::Plan,
+        inputs::f32_with_nonfinite,
+    ));
     let variants = MatmulVariant::all();
     // Every tiling on ragged shapes, whatever the plan would choose for the
     // device (a GPU with many compute units picks small tiles for these).

@@ -268,6 +268,9 @@ fn seed_bytes(bytes: &[u8]) -> u64 {
 }
 
 /// Compare f32 outputs with exact references under per-element bounds.
+/// Where the reference is not finite (a NaN or infinite input reached it),
+/// the output must be NaN where it is NaN and the same infinity where it is
+/// infinite, exactly: IEEE arithmetic gives those in any order of operations.
 pub fn compare_bounded(
     got: &[f32],
     exact: &[Exact],
@@ -284,7 +287,18 @@ pub fn compare_bounded(
     for (i, (&g, e)) in got.iter().zip(exact).enumerate() {
         let err = (f64::from(g) - e.value).abs();
         let b = bound(i, e);
-        let ratio = if err == 0.0 {
+        let ratio = if !e.value.is_finite() {
+            let same = if e.value.is_nan() {
+                g.is_nan()
+            } else {
+                f64::from(g) == e.value
+            };
+            if same {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        } else if err == 0.0 {
             0.0
         } else if b > 0.0 {
             err / b
@@ -354,6 +368,26 @@ mod tests {
         assert!(!compare_bounded(&[f32::NAN], &exact, |_, _| 1.0).passed());
         assert!(compare_bounded(&[1.000_000_1], &exact, |_, _| 1e-6).passed());
         assert!(!compare_bounded(&[1.0, 1.0], &exact, |_, _| 1.0).passed());
+    }
+
+    #[test]
+    fn non_finite_references_are_matched_exactly() {
+        let refs = [
+            Exact::normal(f64::NAN, f64::INFINITY),
+            Exact::normal(f64::INFINITY, f64::INFINITY),
+            Exact::normal(f64::NEG_INFINITY, f64::INFINITY),
+        ];
+        let any = |_: usize, _: &Exact| f64::INFINITY;
+        let ok = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+        assert!(compare_bounded(&ok, &refs, any).passed());
+        for wrong in [
+            [0.0, f32::INFINITY, f32::NEG_INFINITY],
+            [f32::NAN, f32::NAN, f32::NEG_INFINITY],
+            [f32::NAN, f32::INFINITY, f32::INFINITY],
+            [f32::NAN, f32::MAX, f32::NEG_INFINITY],
+        ] {
+            assert!(!compare_bounded(&wrong, &refs, any).passed(), "{wrong:?}");
+        }
     }
 
     #[test]

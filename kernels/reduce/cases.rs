@@ -194,7 +194,7 @@ pub fn cases() -> Vec<Case> {
     // Special values: NaN propagates through min and max, infinities win;
     // sums with subnormals stay within the bound whether a device keeps or
     // flushes them.
-    let specials: [(&str, ReduceOp, Values); 10] = [
+    let specials: [(&str, ReduceOp, Values); 13] = [
         (" NaN inside", ReduceOp::Min, |s, n| {
             with_special(s, n, 4_321, f32::NAN)
         }),
@@ -220,6 +220,18 @@ pub fn cases() -> Vec<Case> {
         (" subnormals", ReduceOp::Sum, subnormals),
         (" with subnormals", ReduceOp::Sum, |s, n| {
             bytemuck::cast_vec(inputs::f32_with_subnormals(s, n))
+        }),
+        // Sums: NaN propagates, an infinity wins, +Inf + -Inf is NaN.
+        (" NaN inside", ReduceOp::Sum, |s, n| {
+            with_special(s, n, 4_321, f32::NAN)
+        }),
+        (" +Inf", ReduceOp::Sum, |s, n| {
+            with_special(s, n, 5_000, f32::INFINITY)
+        }),
+        (" +Inf and -Inf", ReduceOp::Sum, |s, n| {
+            let mut x: Vec<u32> = with_special(s, n, 17, f32::INFINITY);
+            x[n - 17] = f32::NEG_INFINITY.to_bits();
+            x
         }),
     ];
     for (label, op, values) in specials {

@@ -143,6 +143,14 @@ pub fn cases() -> Vec<Case> {
     all.push(case(Elem::F32, 65_537, " with subnormals", None, |s, n| {
         bytemuck::cast_vec(inputs::f32_with_subnormals(s, n))
     }));
+    // NaN and infinities propagate to every later output.
+    all.push(case(
+        Elem::F32,
+        65_537,
+        " with NaN and Inf",
+        None,
+        |s, n| bytemuck::cast_vec(inputs::f32_with_nonfinite(s, n)),
+    ));
     all.push(
         case(
             Elem::U32,
