@@ -961,3 +961,18 @@ fn no_runtime_dir_noise_without_xdg_runtime_dir() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }
+
+/// Logs written to a pipe or a file (CI logs) carry no terminal colour codes.
+#[test]
+fn logs_to_a_pipe_are_plain_text() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rosetta"))
+        .args(["devices"])
+        .env_remove("ROSETTA_REQUIRE")
+        .env("RUST_LOG", "debug")
+        .output()
+        .expect("rosetta runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("DEBUG"), "debug logs expected: {err}");
+    assert!(!err.contains('\u{1b}'), "escape codes in: {err}");
+}
