@@ -8,7 +8,7 @@ use super::plan::{conv1d_slice, geometry, loop_iterations, max_taps, Conv1dPlan,
 use super::spec::{conv1d_bound, conv1d_reference, Conv1dSpec};
 use crate::op::{
     compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
-    HostArray, Options, Rejects, Verdict,
+    GeometryAudit, HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Backend, Buffer, Error, Result};
@@ -515,9 +515,8 @@ struct GridBudget;
 impl Check for GridBudget {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let caps = &ctx.backend.info().caps;
-        let budget = caps.loop_budget();
         let most = max_taps(caps) as usize;
-        let mut checked = 0;
+        let mut audit = GeometryAudit::new(caps);
         for len in [
             1usize,
             4099,
@@ -551,29 +550,14 @@ impl Check for GridBudget {
                             g.tiles.div_ceil(total)
                         )
                     );
-                    if loops > budget {
-                        return Ok(Verdict::fail(format!(
-                            "n={len} taps={taps} ({}): {loops} loop iterations per invocation on a grid of {:?}, over the budget of {budget}",
-                            v.name(),
-                            g.groups
-                        )));
+                    let what = || format!("n={len} taps={taps} ({})", v.name());
+                    if let Some(fail) = audit.check(what, loops, g.groups) {
+                        return Ok(fail);
                     }
-                    if g.groups.iter().zip(&caps.max_groups).any(|(g, m)| g > m) {
-                        return Ok(Verdict::fail(format!(
-                            "n={len} taps={taps} ({}): grid {:?} over the device's {:?}",
-                            v.name(),
-                            g.groups,
-                            caps.max_groups
-                        )));
-                    }
-                    checked += 1;
                 }
             }
         }
-        Ok(Verdict::pass(match caps.loop_limit {
-            Some(_) => format!("{checked} geometries within {budget} iterations per invocation"),
-            None => format!("{checked} geometries (no loop cap on this device)"),
-        }))
+        Ok(audit.verdict())
     }
 }
 

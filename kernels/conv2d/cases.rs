@@ -10,7 +10,7 @@ use super::plan::{
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
 use crate::op::{
     compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
-    HostArray, Options, Rejects, Verdict,
+    GeometryAudit, HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Backend, Buffer, Elem, Error, Result};
@@ -685,10 +685,9 @@ struct GridBudget;
 impl Check for GridBudget {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let caps = &ctx.backend.info().caps;
-        let budget = caps.loop_budget();
         let most = max_square_filter(caps) as usize;
         let gs = u64::from(preferred_group_size(caps));
-        let mut checked = 0;
+        let mut audit = GeometryAudit::new(caps);
         for (h, w) in [
             (1, 1),
             (8192, 8192),
@@ -719,30 +718,15 @@ impl Check for GridBudget {
                             loop_iterations((k as u64, k as u64), g.tile, g.group_size, per_group)
                         );
                         debug_assert!(u64::from(g.group_size) <= gs);
-                        if loops > budget {
-                            return Ok(Verdict::fail(format!(
-                                "{h}x{w} filter {k}x{k} ({}, {elem}): {loops} loop iterations per invocation on a grid of {:?}, over the budget of {budget}",
-                                v.name(),
-                                g.groups
-                            )));
+                        let what = || format!("{h}x{w} filter {k}x{k} ({}, {elem})", v.name());
+                        if let Some(fail) = audit.check(what, loops, g.groups) {
+                            return Ok(fail);
                         }
-                        if g.groups.iter().zip(&caps.max_groups).any(|(g, m)| g > m) {
-                            return Ok(Verdict::fail(format!(
-                                "{h}x{w} ({}): grid {:?} over the device's {:?}",
-                                v.name(),
-                                g.groups,
-                                caps.max_groups
-                            )));
-                        }
-                        checked += 1;
                     }
                 }
             }
         }
-        Ok(Verdict::pass(match caps.loop_limit {
-            Some(_) => format!("{checked} geometries within {budget} iterations per invocation"),
-            None => format!("{checked} geometries (no loop cap on this device)"),
-        }))
+        Ok(audit.verdict())
     }
 }
 

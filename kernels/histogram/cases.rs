@@ -10,7 +10,8 @@ use super::spec::{
     U8_BINS,
 };
 use crate::op::{
-    compare_exact, preferred_group_size, seed, Case, CaseGroup, Check, Context, Verdict,
+    compare_exact, preferred_group_size, seed, Case, CaseGroup, Check, Context, GeometryAudit,
+    Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Buffer, Capabilities, Error, Result};
@@ -578,9 +579,8 @@ struct GridBudget;
 impl Check for GridBudget {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let caps = &ctx.backend.info().caps;
-        let budget = caps.loop_budget();
         let gs = preferred_group_size(caps);
-        let mut checked = 0;
+        let mut audit = GeometryAudit::new(caps);
         for input in [
             HistogramInput::U32,
             HistogramInput::U8,
@@ -597,22 +597,22 @@ impl Check for GridBudget {
                             Err(e) => return Err(e),
                         };
                         let loops = iterations(caps, &spec, variant, groups);
-                        if loops > budget {
-                            return Ok(Verdict::fail(format!(
-                                "{} values of {} in {bins} bins ({}): {loops} loop iterations per invocation in {groups} groups, over the budget of {budget}",
+                        let what = || {
+                            format!(
+                                "{} values of {} in {bins} bins ({})",
                                 spec.len,
                                 spec.input,
                                 variant.name()
-                            )));
+                            )
+                        };
+                        if let Some(fail) = audit.check(what, loops, [groups, 1, 1]) {
+                            return Ok(fail);
                         }
-                        checked += 1;
                     }
                 }
             }
         }
-        Ok(Verdict::pass(format!(
-            "{checked} grids within {budget} iterations per invocation"
-        )))
+        Ok(audit.verdict())
     }
 }
 

@@ -267,6 +267,61 @@ fn seed_bytes(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Plan geometries checked, without running them, against a device's loop
+/// budget and grid limits (the `limits` cases that sweep shapes up to the
+/// largest a device accepts).
+pub struct GeometryAudit<'a> {
+    caps: &'a rosetta_core::Capabilities,
+    budget: u64,
+    checked: usize,
+}
+
+impl<'a> GeometryAudit<'a> {
+    /// An audit against `caps` (its loop budget and largest grid).
+    pub fn new(caps: &'a rosetta_core::Capabilities) -> Self {
+        GeometryAudit {
+            caps,
+            budget: caps.loop_budget(),
+            checked: 0,
+        }
+    }
+
+    /// Check one geometry: `loops` iterations per invocation on a grid of
+    /// `groups`. A failing verdict names the geometry by `what`.
+    pub fn check(
+        &mut self,
+        what: impl Fn() -> String,
+        loops: u64,
+        groups: [u32; 3],
+    ) -> Option<Verdict> {
+        let budget = self.budget;
+        if loops > budget {
+            return Some(Verdict::fail(format!(
+                "{}: {loops} loop iterations per invocation on a grid of {groups:?}, over the budget of {budget}",
+                what()
+            )));
+        }
+        if groups.iter().zip(&self.caps.max_groups).any(|(g, m)| g > m) {
+            return Some(Verdict::fail(format!(
+                "{}: grid {groups:?} over the device's {:?}",
+                what(),
+                self.caps.max_groups
+            )));
+        }
+        self.checked += 1;
+        None
+    }
+
+    /// Passed, with how many geometries were checked.
+    pub fn verdict(self) -> Verdict {
+        let (checked, budget) = (self.checked, self.budget);
+        Verdict::pass(match self.caps.loop_limit {
+            Some(_) => format!("{checked} geometries within {budget} iterations per invocation"),
+            None => format!("{checked} geometries (no loop cap on this device)"),
+        })
+    }
+}
+
 /// Compare f32 outputs with exact references under per-element bounds.
 /// Where the reference is not finite (a NaN or infinite input reached it),
 /// the output must be NaN where it is NaN and the same infinity where it is
@@ -368,6 +423,30 @@ mod tests {
         assert!(!compare_bounded(&[f32::NAN], &exact, |_, _| 1.0).passed());
         assert!(compare_bounded(&[1.000_000_1], &exact, |_, _| 1e-6).passed());
         assert!(!compare_bounded(&[1.0, 1.0], &exact, |_, _| 1.0).passed());
+    }
+
+    #[test]
+    fn geometry_audit_fails_over_the_budget_or_the_grid() {
+        let mut caps = rosetta_core::Capabilities::software_device();
+        caps.loop_limit = Some(65_535);
+        let budget = caps.loop_budget();
+        let what = || "shape".to_string();
+        let mut audit = GeometryAudit::new(&caps);
+        assert!(audit.check(what, budget, [1, 1, 1]).is_none());
+        let over = audit.check(what, budget + 1, [1, 1, 1]).unwrap();
+        assert!(
+            !over.passed() && over.detail.starts_with("shape: "),
+            "{}",
+            over.detail
+        );
+        let wide = [caps.max_groups[0] + 1, 1, 1];
+        assert!(!audit.check(what, 1, wide).unwrap().passed());
+        let done = audit.verdict();
+        assert!(
+            done.passed() && done.detail.starts_with("1 geometries"),
+            "{}",
+            done.detail
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ mod workload;
 
 pub use array::{exactly, wrong_type, ArrayData, HostArray};
 pub use case::{
-    compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context, Rejects,
-    Status, Verdict,
+    compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context,
+    GeometryAudit, Rejects, Status, Verdict,
 };
 pub use cli::{CliOption, CliSpec, OptionKind, Options};
 pub use exact::Exact;
