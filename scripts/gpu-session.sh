@@ -3,12 +3,18 @@
 # checkout root there with `.gl` and `.carry` (the stripped binary) carried.
 #   scripts/gpu-session.sh conform   # the suite, one process per API in parallel
 #   scripts/gpu-session.sh bench     # cold/warm first op, benchmark, vendor baselines
-# Results go to $OUT (the folder that comes back).
+#   scripts/gpu-session.sh tune      # every variant of matmul, histogram and conv2d
+# Results go to $OUT (the folder that comes back) as one tarball,
+# session-MODE.tgz: fewer files than the device tool's limit on returned
+# files. The build that runs here: `cargo build --release --features
+# cli,all-backends` (the binary needs `cli`), stripped into .carry/rosetta.
 set -u
 . .gl/env.sh
 B=.carry/rosetta
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
+RESULTS=${OUT:-/tmp/out}
+OUT=$(mktemp -d)
+mkdir -p "$RESULTS"
+trap 'tar czf "$RESULTS/session-${1:-none}.tgz" -C "$OUT" .' EXIT
 export RUST_LOG=${RUST_LOG:-warn}
 nvidia-smi -L > "$OUT/gpu.txt" 2>&1
 "$B" devices > "$OUT/devices.txt" 2>&1
@@ -47,6 +53,12 @@ bench)
     timeout 120 python3 scripts/vendor_baselines.py "$OUT/vendor.json" > "$OUT/vendor.txt" 2>&1; echo "vendor exit $?"
     tail -n 60 "$OUT/bench.txt"; cat "$OUT/vendor.txt"
     ;;
+tune)
+    export ROSETTA_CACHE_DIR=/tmp/rc-tune
+    timeout "${TT:-300}" "$B" tune --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+        --op matmul --op histogram --op conv2d --size large > "$OUT/tune.txt" 2>&1; echo "tune exit $?"
+    grep -v -e ERROR -e WARN "$OUT/tune.txt"
+    ;;
 *)
-    echo "usage: $0 conform|bench" >&2; exit 2 ;;
+    echo "usage: $0 conform|bench|tune" >&2; exit 2 ;;
 esac

@@ -20,6 +20,10 @@
 //! - `launch.rs`: one dispatch;
 //! - `driver.rs`: the [`rosetta_core::Driver`] implementation;
 //! - `adapter.rs`: discovery and capabilities.
+//!
+//! Environment: `ROSETTA_OPENCL_OPTIONS`, extra build options appended to
+//! every build (e.g. `-cl-nv-maxrregcount=128`); `ROSETTA_CACHE_DIR`, where
+//! program binaries persist (`kernels/opencl/` below it; `off` disables).
 
 #![warn(missing_docs)]
 
@@ -36,3 +40,4 @@ mod target;
 mod timing;
 
 pub use adapter::discover;
+pub use program::OPTIONS_ENV;

@@ -40,9 +40,16 @@ pub(crate) struct Compiled {
     pub(crate) static_local_bytes: u64,
 }
 
+/// Extra OpenCL C build options, whitespace-separated, appended to every
+/// build (e.g. `-cl-nv-maxrregcount=128` or `-cl-nv-verbose` on NVIDIA).
+/// They are part of the persistent cache's key.
+pub const OPTIONS_ENV: &str = "ROSETTA_OPENCL_OPTIONS";
+
 /// Builds kernels for one device, through the persistent binary cache.
 pub(crate) struct Builder {
     cache: DiskCache,
+    /// The options of `$ROSETTA_OPENCL_OPTIONS`.
+    extra: Vec<String>,
 }
 
 /// Where a kernel is built.
@@ -57,6 +64,9 @@ impl Builder {
     pub(crate) fn new() -> Self {
         Builder {
             cache: DiskCache::new("kernels/opencl"),
+            extra: std::env::var(OPTIONS_ENV)
+                .map(|extra| extra.split_whitespace().map(str::to_string).collect())
+                .unwrap_or_default(),
         }
     }
 
@@ -68,7 +78,7 @@ impl Builder {
         source: &str,
     ) -> Result<Compiled> {
         let label = spec.label();
-        let options = options(spec, device.target.cl_std);
+        let options = options(spec, device.target.cl_std, &self.extra);
         let c_options = CString::new(options.clone()).map_err(|_| {
             Error::Internal(format!("the build options of '{label}' contain a NUL byte"))
         })?;
@@ -126,12 +136,13 @@ impl Builder {
     }
 }
 
-/// The build options: the spec's defines, then `-cl-std=`.
-fn options(spec: &KernelSpec, cl_std: Option<&str>) -> String {
+/// The build options: the spec's defines, `-cl-std=`, then `extra`.
+fn options(spec: &KernelSpec, cl_std: Option<&str>, extra: &[String]) -> String {
     let mut options = spec.defines();
     if let Some(std) = cl_std {
         options.push(format!("-cl-std={std}"));
     }
+    options.extend(extra.iter().cloned());
     options.join(" ")
 }
 
@@ -277,8 +288,14 @@ mod tests {
         let spec = |def, a| KernelSpec::new(def, &[("GROUP_SIZE", 64), ("A", a)]).unwrap();
         let t = target("PoCL 3.1 / cpu / 3.1");
         let s = spec(&def, 1);
-        let o = options(&s, t.cl_std);
+        let o = options(&s, t.cl_std, &[]);
         assert_eq!(o, "-DGROUP_SIZE=64u -DA=1u -cl-std=CL1.2");
+        let extra = options(&s, t.cl_std, &["-cl-nv-verbose".to_string()]);
+        assert_eq!(
+            extra,
+            "-DGROUP_SIZE=64u -DA=1u -cl-std=CL1.2 -cl-nv-verbose"
+        );
+        assert_ne!(key(&t, &s, &o), key(&t, &s, &extra));
         let base = key(&t, &s, &o);
         assert_eq!(base, key(&t, &spec(&def, 1), &o));
         assert_ne!(base, key(&target("PoCL 3.1 / cpu / 3.2"), &s, &o));

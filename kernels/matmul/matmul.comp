@@ -5,8 +5,10 @@
 // workgroup computes one TILE_M x TILE_N tile of C (the flat workgroup index
 // over x and y) over one chunk of k (z), writing it to plane z of `c` (C
 // itself when k is not split; matmul_sum.comp adds the planes). Each
-// invocation owns a THREAD_M x THREAD_N micro-tile at rows ty*THREAD_M + i,
-// columns tx*THREAD_N + j, accumulated in registers. For each TILE_K-wide
+// invocation owns a THREAD_M x THREAD_N micro-tile, accumulated in
+// registers: its rows come in runs of RUN_M consecutive rows THREADS_M*RUN_M
+// apart, its columns in runs of RUN_N (micro_row, micro_col; mod.rs says
+// why). For each TILE_K-wide
 // slice of the chunk, the workgroup stages A's tile (transposed, k-major)
 // and B's tile in shared memory, zero outside the matrices, and every
 // invocation accumulates the outer products of its THREAD_M values of
@@ -47,6 +49,21 @@ const uint LOADS_B = (TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE;
 // 16-byte shared reads when the micro-tile rows start on a 4-float boundary.
 const bool VECTOR_A = THREAD_M % 4u == 0u && TILE_M % 4u == 0u;
 const bool VECTOR_B = THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
+// The micro-tile in runs of 4 rows / columns where it is a multiple of 4
+// (one 16-byte shared read each, conflict-free across a quarter-warp), else
+// in one run.
+const uint THREADS_M = TILE_M / THREAD_M;
+const uint THREADS_N = TILE_N / THREAD_N;
+const uint RUN_M = THREAD_M % 4u == 0u ? 4u : THREAD_M;
+const uint RUN_N = THREAD_N % 4u == 0u ? 4u : THREAD_N;
+
+// Row of C's tile of the micro-tile's row i, column of its column j.
+uint micro_row(uint ty, uint i) {
+    return (i / RUN_M) * (THREADS_M * RUN_M) + ty * RUN_M + i % RUN_M;
+}
+uint micro_col(uint tx, uint j) {
+    return (j / RUN_N) * (THREADS_N * RUN_N) + tx * RUN_N + j % RUN_N;
+}
 
 layout(set = 0, binding = 0) restrict readonly buffer A { float a[]; };
 layout(set = 0, binding = 1) restrict readonly buffer B { float b[]; };
@@ -101,9 +118,8 @@ void main() {
     uint m = params.m;
     uint n = params.n;
     uint k = params.k;
-    uint threads_n = TILE_N / THREAD_N;
-    uint tx = lid % threads_n; // micro-tile column
-    uint ty = lid / threads_n; // micro-tile row
+    uint tx = lid % THREADS_N; // micro-tile column
+    uint ty = lid / THREADS_N; // micro-tile row
     // Tile counts, rounded up without overflowing uint.
     uint tiles_m = m / TILE_M + (m % TILE_M != 0u ? 1u : 0u);
     uint tiles_n = n / TILE_N + (n % TILE_N != 0u ? 1u : 0u);
@@ -158,11 +174,11 @@ void main() {
 
             // Phase b: this invocation's outer products. -- barrier --
             [[unroll]] for (uint kk = 0u; kk < TILE_K; kk++) {
-                uint row_a = kk * STRIDE_A + ty * THREAD_M;
-                uint row_b = kk * STRIDE_B + tx * THREAD_N;
+                uint row_a = kk * STRIDE_A;
+                uint row_b = kk * STRIDE_B;
                 if (VECTOR_A) {
                     [[unroll]] for (uint i = 0u; i < THREAD_M; i += 4u) {
-                        vec4 v = shared_a[(row_a + i) / 4u];
+                        vec4 v = shared_a[(row_a + micro_row(ty, i)) / 4u];
                         a_regs[i] = v.x;
                         a_regs[i + 1u] = v.y;
                         a_regs[i + 2u] = v.z;
@@ -170,12 +186,13 @@ void main() {
                     }
                 } else {
                     [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-                        a_regs[i] = shared_a[(row_a + i) / 4u][(row_a + i) % 4u];
+                        uint index = row_a + micro_row(ty, i);
+                        a_regs[i] = shared_a[index / 4u][index % 4u];
                     }
                 }
                 if (VECTOR_B) {
                     [[unroll]] for (uint j = 0u; j < THREAD_N; j += 4u) {
-                        vec4 v = shared_b[(row_b + j) / 4u];
+                        vec4 v = shared_b[(row_b + micro_col(tx, j)) / 4u];
                         b_regs[j] = v.x;
                         b_regs[j + 1u] = v.y;
                         b_regs[j + 2u] = v.z;
@@ -183,7 +200,8 @@ void main() {
                     }
                 } else {
                     [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
-                        b_regs[j] = shared_b[(row_b + j) / 4u][(row_b + j) % 4u];
+                        uint index = row_b + micro_col(tx, j);
+                        b_regs[j] = shared_b[index / 4u][index % 4u];
                     }
                 }
                 [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
@@ -198,9 +216,9 @@ void main() {
         // Last phase: store the micro-tile's elements inside C to plane z.
         uint plane = gl_WorkGroupID.z * m * n;
         [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-            uint row = row0 + ty * THREAD_M + i;
+            uint row = row0 + micro_row(ty, i);
             [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
-                uint col = col0 + tx * THREAD_N + j;
+                uint col = col0 + micro_col(tx, j);
                 if (row < m && col < n) {
                     c[plane + row * n + col] = acc[i * THREAD_N + j];
                 }

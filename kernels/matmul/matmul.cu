@@ -4,8 +4,9 @@
 // computes one TILE_M × TILE_N tile of C (the flat block index over x and y)
 // over one chunk of k (z), writing it to plane z of `c` (C itself when k is
 // not split; matmul_sum.cu adds the planes). Each thread owns a
-// THREAD_M × THREAD_N micro-tile at rows ty·THREAD_M + i, columns
-// tx·THREAD_N + j, accumulated in registers. For each TILE_K-wide slice of
+// THREAD_M × THREAD_N micro-tile, accumulated in registers: its rows come in
+// runs of RUN_M consecutive rows THREADS_M·RUN_M apart, its columns in runs
+// of RUN_N (micro_row, micro_col; mod.rs says why). For each TILE_K-wide slice of
 // the chunk, the block stages A's tile (transposed, k-major) and B's tile in
 // shared memory, zero outside the matrices, and every thread accumulates the
 // outer products of its THREAD_M values of shared_a[kk] and THREAD_N values
@@ -24,6 +25,7 @@
 #define STRIDE_A (TILE_M + PAD)  // shared_a row stride
 #define STRIDE_B (TILE_N + PAD)  // shared_b row stride
 #define THREADS_N (TILE_N / THREAD_N)
+#define THREADS_M (TILE_M / THREAD_M)
 // Elements of A's and B's tiles each thread moves per slice.
 #define LOADS_A ((TILE_M * TILE_K + GROUP_SIZE - 1u) / GROUP_SIZE)
 #define LOADS_B ((TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE)
@@ -33,6 +35,21 @@
 // 16-byte shared reads and global stores when the micro-tile rows allow them.
 #define VECTOR_A (THREAD_M % 4u == 0 && TILE_M % 4u == 0)
 #define VECTOR_B (THREAD_N % 4u == 0 && TILE_N % 4u == 0 && TILE_M % 4u == 0)
+
+// The micro-tile in runs of 4 rows / columns where it is a multiple of 4
+// (one 16-byte shared read each; a quarter-warp's reads of shared_b are 128
+// consecutive bytes, free of bank conflicts), else in one run.
+#define RUN_M (THREAD_M % 4u == 0 ? 4u : THREAD_M)
+#define RUN_N (THREAD_N % 4u == 0 ? 4u : THREAD_N)
+// Row of C's tile of the micro-tile's row i, column of its column j.
+__forceinline__ unsigned int micro_row(unsigned int ty, unsigned int i)
+{
+    return (i / RUN_M) * (THREADS_M * RUN_M) + ty * RUN_M + i % RUN_M;
+}
+__forceinline__ unsigned int micro_col(unsigned int tx, unsigned int j)
+{
+    return (j / RUN_N) * (THREADS_N * RUN_N) + tx * RUN_N + j % RUN_N;
+}
 
 // The flat element index s = lid + l·GROUP_SIZE of mod.rs, split into the
 // tile coordinates. When GROUP_SIZE is a multiple of the tile's row length
@@ -204,27 +221,27 @@ matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restri
 #pragma unroll
             for (unsigned int kk = 0; kk < TILE_K; ++kk) {
                 float a_regs[THREAD_M], b_regs[THREAD_N];
-                const float* row_a = shared_a + kk * STRIDE_A + ty * THREAD_M;
-                const float* row_b = shared_b + kk * STRIDE_B + tx * THREAD_N;
+                const float* row_a = shared_a + kk * STRIDE_A;
+                const float* row_b = shared_b + kk * STRIDE_B;
 #if VECTOR_A
 #pragma unroll
                 for (unsigned int i = 0; i < THREAD_M; i += 4) {
-                    const float4 v = *reinterpret_cast<const float4*>(row_a + i);
+                    const float4 v = *reinterpret_cast<const float4*>(row_a + micro_row(ty, i));
                     a_regs[i] = v.x, a_regs[i + 1] = v.y, a_regs[i + 2] = v.z, a_regs[i + 3] = v.w;
                 }
 #else
 #pragma unroll
-                for (unsigned int i = 0; i < THREAD_M; ++i) a_regs[i] = row_a[i];
+                for (unsigned int i = 0; i < THREAD_M; ++i) a_regs[i] = row_a[micro_row(ty, i)];
 #endif
 #if VECTOR_B
 #pragma unroll
                 for (unsigned int j = 0; j < THREAD_N; j += 4) {
-                    const float4 v = *reinterpret_cast<const float4*>(row_b + j);
+                    const float4 v = *reinterpret_cast<const float4*>(row_b + micro_col(tx, j));
                     b_regs[j] = v.x, b_regs[j + 1] = v.y, b_regs[j + 2] = v.z, b_regs[j + 3] = v.w;
                 }
 #else
 #pragma unroll
-                for (unsigned int j = 0; j < THREAD_N; ++j) b_regs[j] = row_b[j];
+                for (unsigned int j = 0; j < THREAD_N; ++j) b_regs[j] = row_b[micro_col(tx, j)];
 #endif
 #pragma unroll
                 for (unsigned int i = 0; i < THREAD_M; ++i)
@@ -235,28 +252,34 @@ matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restri
         }
 
         // Last phase: store the micro-tile's elements inside C to plane z
-        // (16-byte stores where a row of the micro-tile lies inside and aligned).
+        // (a 16-byte store per run where it lies inside C and is aligned).
         float* plane = c + (size_t)blockIdx.z * m * n;
 #pragma unroll
         for (unsigned int i = 0; i < THREAD_M; ++i) {
-            const unsigned int mm = ty * THREAD_M + i;
+            const unsigned int mm = micro_row(ty, i);
             if (mm >= m - row0) continue;
-            const unsigned int nn = tx * THREAD_N;
-            float* out = plane + (size_t)(row0 + mm) * n + col0 + nn;
+            float* out = plane + (size_t)(row0 + mm) * n + col0;
 #if VECTOR_B
-            if (n % 4u == 0 && nn + THREAD_N <= n - col0) {
 #pragma unroll
-                for (unsigned int j = 0; j < THREAD_N; j += 4) {
-                    *reinterpret_cast<float4*>(out + j) =
+            for (unsigned int j = 0; j < THREAD_N; j += 4) {
+                const unsigned int nn = micro_col(tx, j);
+                if (n % 4u == 0 && nn + 4u <= n - col0) {
+                    *reinterpret_cast<float4*>(out + nn) =
                         make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                } else {
+#pragma unroll
+                    for (unsigned int q = 0; q < 4u; ++q) {
+                        if (nn + q < n - col0) out[nn + q] = acc[i][j + q];
+                    }
                 }
-                continue;
             }
-#endif
+#else
 #pragma unroll
             for (unsigned int j = 0; j < THREAD_N; ++j) {
-                if (nn + j < n - col0) out[j] = acc[i][j];
+                const unsigned int nn = micro_col(tx, j);
+                if (nn < n - col0) out[nn] = acc[i][j];
             }
+#endif
         }
     }
 }

@@ -10,8 +10,10 @@
 // CUDA/OpenCL form of the same layout).
 // Barriers: after each pair of tile loads, and after computing from them.
 // Registers: each invocation's THREAD_M × THREAD_N accumulators live in
-// `acc`. WGSL sizes function-scope arrays by constants only, so the register
-// arrays have room for micro-tiles up to MAX_THREAD × MAX_THREAD (8 × 8, the
+// `acc`; the micro-tile's rows come in runs of RUN_M consecutive rows
+// THREADS_M·RUN_M apart, its columns in runs of RUN_N (micro_row,
+// micro_col; mod.rs says why). WGSL sizes function-scope arrays by
+// constants only, so the register arrays have room for micro-tiles up to MAX_THREAD × MAX_THREAD (8 × 8, the
 // largest of the plan's tilings); the loops run to THREAD_M / THREAD_N, which
 // are constants once the pipeline is built, so they unroll and the unused
 // registers vanish.
@@ -32,6 +34,18 @@ struct Params {
     n: u32,
     k: u32,
     chunk: u32, // k per chunk, a multiple of TILE_K
+}
+
+// The micro-tile in runs of 4 rows / columns where it is a multiple of 4
+// (conflict-free shared reads across a quarter-warp), else in one run.
+// Row of C's tile of the micro-tile's row i, column of its column j.
+fn micro_row(ty: u32, i: u32) -> u32 {
+    let run = select(THREAD_M, 4u, THREAD_M % 4u == 0u);
+    return (i / run) * ((TILE_M / THREAD_M) * run) + ty * run + i % run;
+}
+fn micro_col(tx: u32, j: u32) -> u32 {
+    let run = select(THREAD_N, 4u, THREAD_N % 4u == 0u);
+    return (j / run) * ((TILE_N / THREAD_N) * run) + tx * run + j % run;
 }
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -110,10 +124,10 @@ fn matmul(
             // Phase b: this invocation's outer products. — barrier —
             for (var kk = 0u; kk < TILE_K; kk++) {
                 for (var i = 0u; i < THREAD_M; i++) {
-                    a_regs[i] = shared_a[kk * stride_a + ty * THREAD_M + i];
+                    a_regs[i] = shared_a[kk * stride_a + micro_row(ty, i)];
                 }
                 for (var j = 0u; j < THREAD_N; j++) {
-                    b_regs[j] = shared_b[kk * stride_b + tx * THREAD_N + j];
+                    b_regs[j] = shared_b[kk * stride_b + micro_col(tx, j)];
                 }
                 for (var i = 0u; i < THREAD_M; i++) {
                     for (var j = 0u; j < THREAD_N; j++) {
@@ -127,9 +141,9 @@ fn matmul(
         // Last phase: store the micro-tile's elements inside C to plane z.
         let plane = group_id.z * m * n;
         for (var i = 0u; i < THREAD_M; i++) {
-            let row = row0 + ty * THREAD_M + i;
+            let row = row0 + micro_row(ty, i);
             for (var j = 0u; j < THREAD_N; j++) {
-                let col = col0 + tx * THREAD_N + j;
+                let col = col0 + micro_col(tx, j);
                 if row < m && col < n {
                     c[plane + row * n + col] = acc[i * THREAD_N + j];
                 }

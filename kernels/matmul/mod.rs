@@ -3,10 +3,22 @@
 //! # Algorithm (every language)
 //! **Pass 1 (`matmul`): shared-memory tiles with register blocking.** A
 //! workgroup computes one `TILE_M × TILE_N` tile of C over one chunk of k;
-//! its `GROUP_SIZE = (TILE_M/THREAD_M)·(TILE_N/THREAD_N)` invocations each
-//! own a `THREAD_M × THREAD_N` micro-tile at rows `ty·THREAD_M + i`, columns
-//! `tx·THREAD_N + j`, with `tx = lid % (TILE_N/THREAD_N)`,
-//! `ty = lid / (TILE_N/THREAD_N)`, accumulated in registers.
+//! its `GROUP_SIZE = THREADS_M·THREADS_N` invocations
+//! (`THREADS_M = TILE_M/THREAD_M`, `THREADS_N = TILE_N/THREAD_N`) each own
+//! a `THREAD_M × THREAD_N` micro-tile, accumulated in registers, with
+//! `tx = lid % THREADS_N`, `ty = lid / THREADS_N`. The micro-tile's rows
+//! come in runs of `RUN_M` consecutive rows, `THREADS_M·RUN_M` apart: its
+//! row `i` is tile row `micro_row(ty, i) = (i / RUN_M)·THREADS_M·RUN_M +
+//! ty·RUN_M + i % RUN_M`; its columns likewise (`micro_col(tx, j)` with
+//! `RUN_N`, `THREADS_N`). `RUN_M` is 4 where `THREAD_M` is a multiple of 4,
+//! else `THREAD_M` (one run: rows `ty·THREAD_M + i`). Why runs of 4: each
+//! is one 16-byte shared read, and the 8 invocations of a quarter-warp then
+//! read 128 consecutive bytes of `shared_b` — no bank conflicts, where
+//! contiguous 8-wide micro-tiles put invocations 32 bytes apart (a 4-way
+//! conflict per read on NVIDIA). Measured on an H200 with CUDA, 4096³:
+//! 37.3 → 39.9 TFLOP/s. The Rust version keeps one run (whole micro-tile
+//! rows contiguous): its vectors are 8 wide, and which invocation owns which
+//! element changes no result.
 //! 1. **Chunk and tile.** The chunk is `group_id.z`: k indices
 //!    `[z·chunk, z·chunk + chunk)` clipped to k (`chunk` is a multiple of
 //!    `TILE_K`, so slices never straddle two chunks). The tile loop starts at
@@ -29,7 +41,7 @@
 //!    b. for `kk < TILE_K`: read `THREAD_M` values of `shared_a[kk]` and
 //!    `THREAD_N` of `shared_b[kk]` into registers and accumulate their outer
 //!    product; barrier.
-//!    (GLSL and CUDA load the next slice's elements into registers while the
+//!    (GLSL, CUDA and OpenCL load the next slice's elements into registers while the
 //!    current slice is computed: the register prefetch.)
 //! 3. Store the micro-tile's elements that lie inside C to plane `z` of the
 //!    output: `out[z·m·n + row·n + col]`. Without a split (one chunk) the
