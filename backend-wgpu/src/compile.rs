@@ -280,13 +280,29 @@ fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u6
     for (name, value) in spec.constants() {
         constants.insert(name.to_string(), f64::from(value));
     }
-    let (resolved, _) = naga::back::pipeline_constants::process_overrides(
-        &module.naga,
-        &module.info,
-        Some((naga::ShaderStage::Compute, entry)),
-        &constants,
-    )
-    .map_err(|e| format!("applying the constants: {e}"))?;
+    // naga 30 panics on some valid modules here (an override initialised
+    // from another override): a user's kernel must get an error, not abort
+    // the caller.
+    let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        naga::back::pipeline_constants::process_overrides(
+            &module.naga,
+            &module.info,
+            Some((naga::ShaderStage::Compute, entry)),
+            &constants,
+        )
+    }))
+    .map_err(|panic| {
+        let why = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message");
+        format!(
+            "naga panicked while applying the constants ({why}); overrides initialised \
+             from other overrides are one known cause"
+        )
+    })?;
+    let (resolved, _) = processed.map_err(|e| format!("applying the constants: {e}"))?;
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(resolved.to_ctx())

@@ -204,3 +204,40 @@ fn overwritten_timestamps_are_refused_not_misread() {
         assert!(device.take_diagnostics().is_empty());
     }
 }
+
+/// naga 30 panics while applying constants to some valid modules (this
+/// fixture: an early form of the matmul kernel, whose overrides are
+/// initialised from other overrides): compiling one is a typed error
+/// (`Error::Compile` naming the cause), or, with a naga that no longer
+/// panics, a kernel; either way the device keeps working.
+#[test]
+fn a_module_that_panics_naga_is_a_compile_error() {
+    let def = KernelDef::builder("matmul")
+        .constants(["TILE_M", "TILE_N", "TILE_K", "THREAD_M", "THREAD_N"])
+        .bindings([Access::Read, Access::Read, Access::ReadWrite])
+        .params(["m", "n", "k", "chunk"])
+        .source(Language::Wgsl, include_str!("naga_override_panic.wgsl"))
+        .build_arc()
+        .unwrap();
+    let values = [
+        ("GROUP_SIZE", 256),
+        ("TILE_M", 128),
+        ("TILE_N", 128),
+        ("TILE_K", 8),
+        ("THREAD_M", 8),
+        ("THREAD_N", 8),
+    ];
+    let spec = KernelSpec::new(&def, &values).unwrap();
+    for device in devices() {
+        match device.compile(&spec) {
+            Err(Error::Compile { log, .. }) => assert!(log.contains("naga panicked"), "{log}"),
+            Ok(_) => eprintln!("naga no longer panics on this module"),
+            Err(other) => panic!("expected a compile error, got {other:?}"),
+        }
+        let broken = KernelSpec::new(rosetta_core::contract::broken(), &[("GROUP_SIZE", 64)]);
+        assert!(matches!(
+            device.compile(&broken.unwrap()),
+            Err(Error::Compile { .. })
+        ));
+    }
+}

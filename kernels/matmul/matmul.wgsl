@@ -8,7 +8,10 @@
 // then shared_b (TILE_K rows of TILE_N + PAD) — workgroup arrays sized by
 // override expressions (static; mod.rs's single dynamic block is the
 // CUDA/OpenCL form of the same layout).
-// Barriers: after each pair of tile loads, and after computing from them.
+// Barriers: after each pair of tile stores, and after computing from them.
+// The next slice's elements are loaded from global memory into registers
+// while the current slice is computed (register prefetch, as in CUDA, GLSL
+// and OpenCL C).
 // Registers: each invocation's THREAD_M × THREAD_N accumulators live in
 // `acc`; the micro-tile's rows come in runs of RUN_M consecutive rows
 // THREADS_M·RUN_M apart, its columns in runs of RUN_N (micro_row,
@@ -28,6 +31,9 @@ override THREAD_N: u32; // <= MAX_THREAD
 
 const PAD: u32 = 4u;
 const MAX_THREAD: u32 = 8u;
+// Room for each invocation's elements of one slice (loads_a(), loads_b()); the
+// plan's tilings move at most 4 (a unit test in plan.rs checks).
+const MAX_LOADS: u32 = 4u;
 
 struct Params {
     m: u32,
@@ -55,6 +61,50 @@ fn micro_col(tx: u32, j: u32) -> u32 {
 
 var<workgroup> shared_a: array<f32, TILE_K * (TILE_M + PAD)>;
 var<workgroup> shared_b: array<f32, TILE_K * (TILE_N + PAD)>;
+
+// Elements of A's and B's tiles each invocation moves per slice. (Functions,
+// not overrides: naga 30 panics on an override initialised from others.)
+fn loads_a() -> u32 {
+    return (TILE_M * TILE_K + GROUP_SIZE - 1u) / GROUP_SIZE;
+}
+fn loads_b() -> u32 {
+    return (TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE;
+}
+
+// This invocation's elements of the next slice (the register prefetch):
+// element l is the flat tile index s = lid + l·GROUP_SIZE of mod.rs.
+var<private> next_a: array<f32, MAX_LOADS>;
+var<private> next_b: array<f32, MAX_LOADS>;
+
+// Load this invocation's elements of the slice at k0 (A's tile: rows row0..,
+// columns k0..; B's tile: rows k0.., columns col0..) into registers, zero
+// outside the matrices. Comparisons are against m − row0, n − col0 and
+// k − k0, which cannot underflow.
+fn load_slice(lid: u32, row0: u32, col0: u32, k0: u32) {
+    let m = params.m;
+    let n = params.n;
+    let k = params.k;
+    for (var l = 0u; l < loads_a(); l++) {
+        let s = lid + l * GROUP_SIZE;
+        let mm = s / TILE_K;
+        let kk = s % TILE_K;
+        var value = 0.0;
+        if s < TILE_M * TILE_K && mm < m - row0 && kk < k - k0 {
+            value = a[(row0 + mm) * k + k0 + kk];
+        }
+        next_a[l] = value;
+    }
+    for (var l = 0u; l < loads_b(); l++) {
+        let s = lid + l * GROUP_SIZE;
+        let kk = s / TILE_N;
+        let nn = s % TILE_N;
+        var value = 0.0;
+        if s < TILE_K * TILE_N && kk < k - k0 && nn < n - col0 {
+            value = b[(k0 + kk) * n + col0 + nn];
+        }
+        next_b[l] = value;
+    }
+}
 
 @compute @workgroup_size(GROUP_SIZE)
 fn matmul(
@@ -94,32 +144,30 @@ fn matmul(
             acc[i] = 0.0;
         }
 
+        // The register prefetch: the first slice now, each next one while the
+        // current one is computed.
+        load_slice(lid, row0, col0, k_begin);
         for (var slice = 0u; slice < slices; slice++) {
             let k0 = k_begin + slice * TILE_K;
-            // Phase a: both tiles, zero outside the matrices. — barrier —
-            for (var s = lid; s < TILE_M * TILE_K; s += GROUP_SIZE) {
-                let mm = s / TILE_K;
-                let kk = s % TILE_K;
-                let row = row0 + mm;
-                let col = k0 + kk;
-                var value = 0.0;
-                if row < m && col < k {
-                    value = a[row * k + col];
+            // Phase a: both tiles to shared memory (from the registers), zero
+            // outside the matrices. — barrier —
+            for (var l = 0u; l < loads_a(); l++) {
+                let s = lid + l * GROUP_SIZE;
+                if s < TILE_M * TILE_K {
+                    shared_a[(s % TILE_K) * stride_a + s / TILE_K] = next_a[l]; // shared_a[kk][mm]
                 }
-                shared_a[kk * stride_a + mm] = value;
             }
-            for (var s = lid; s < TILE_K * TILE_N; s += GROUP_SIZE) {
-                let kk = s / TILE_N;
-                let nn = s % TILE_N;
-                let row = k0 + kk;
-                let col = col0 + nn;
-                var value = 0.0;
-                if row < k && col < n {
-                    value = b[row * n + col];
+            for (var l = 0u; l < loads_b(); l++) {
+                let s = lid + l * GROUP_SIZE;
+                if s < TILE_K * TILE_N {
+                    shared_b[(s / TILE_N) * stride_b + s % TILE_N] = next_b[l]; // shared_b[kk][nn]
                 }
-                shared_b[kk * stride_b + nn] = value;
             }
             workgroupBarrier();
+
+            if slice + 1u < slices {
+                load_slice(lid, row0, col0, k0 + TILE_K);
+            }
 
             // Phase b: this invocation's outer products. — barrier —
             for (var kk = 0u; kk < TILE_K; kk++) {

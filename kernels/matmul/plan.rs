@@ -917,6 +917,23 @@ mod tests {
         MatmulSpec { m, k, n }
     }
 
+    /// The WGSL version sizes its register arrays for micro-tiles up to
+    /// 8 × 8 (`MAX_THREAD`) and prefetches at most 4 elements of each tile
+    /// per invocation (`MAX_LOADS`): every tiling the GPU languages run
+    /// must fit both.
+    #[test]
+    fn gpu_tilings_fit_the_wgsl_register_arrays() {
+        let wgsl = include_str!("matmul.wgsl");
+        assert!(wgsl.contains("const MAX_THREAD: u32 = 8u;"));
+        assert!(wgsl.contains("const MAX_LOADS: u32 = 4u;"));
+        for algorithm in Algorithm::ALL {
+            for t in algorithm.tilings() {
+                assert!(t.thread_m <= 8 && t.thread_n <= 8, "{t}");
+                assert!(t.loads_a() <= 4 && t.loads_b() <= 4, "{t}");
+            }
+        }
+    }
+
     #[test]
     fn names_round_trip() {
         for v in MatmulVariant::all() {

@@ -1,0 +1,199 @@
+// Test fixture: an early form of matmul.wgsl on which naga 30's
+// process_overrides panics (overrides initialised from other overrides).
+// Matmul — WGSL (see mod.rs for the algorithm and interface).
+//
+// Pass 1 of the product: a workgroup computes one TILE_M × TILE_N tile of C
+// (the flat workgroup index over x and y) over one chunk of k (z), writing
+// it to plane z of `c` (C itself when k is not split; matmul_sum.wgsl adds
+// the planes).
+// Shared memory: shared_a (TILE_K rows of TILE_M + PAD, A's tile transposed),
+// then shared_b (TILE_K rows of TILE_N + PAD) — workgroup arrays sized by
+// override expressions (static; mod.rs's single dynamic block is the
+// CUDA/OpenCL form of the same layout).
+// Barriers: after each pair of tile stores, and after computing from them.
+// The next slice's elements are loaded from global memory into registers
+// while the current slice is computed (register prefetch, as in CUDA, GLSL
+// and OpenCL C).
+// Registers: each invocation's THREAD_M × THREAD_N accumulators live in
+// `acc`; the micro-tile's rows come in runs of RUN_M consecutive rows
+// THREADS_M·RUN_M apart, its columns in runs of RUN_N (micro_row,
+// micro_col; mod.rs says why). WGSL sizes function-scope arrays by
+// constants only, so the register arrays have room for micro-tiles up to MAX_THREAD × MAX_THREAD (8 × 8, the
+// largest of the plan's tilings); the loops run to THREAD_M / THREAD_N, which
+// are constants once the pipeline is built, so they unroll and the unused
+// registers vanish.
+// Indices are u32: the plan refuses matrices of 2^32 elements or more.
+
+override GROUP_SIZE: u32; // (TILE_M / THREAD_M) · (TILE_N / THREAD_N)
+override TILE_M: u32;
+override TILE_N: u32;
+override TILE_K: u32;
+override THREAD_M: u32; // <= MAX_THREAD
+override THREAD_N: u32; // <= MAX_THREAD
+
+const PAD: u32 = 4u;
+const MAX_THREAD: u32 = 8u;
+// Room for each invocation's elements of one slice (loads_a(), loads_b()); the
+// plan's tilings move at most 4 (a unit test in plan.rs checks).
+const MAX_LOADS: u32 = 4u;
+
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    chunk: u32, // k per chunk, a multiple of TILE_K
+}
+
+// The micro-tile in runs of 4 rows / columns where it is a multiple of 4
+// (conflict-free shared reads across a quarter-warp), else in one run.
+// Row of C's tile of the micro-tile's row i, column of its column j.
+fn micro_row(ty: u32, i: u32) -> u32 {
+    let run = select(THREAD_M, 4u, THREAD_M % 4u == 0u);
+    return (i / run) * ((TILE_M / THREAD_M) * run) + ty * run + i % run;
+}
+fn micro_col(tx: u32, j: u32) -> u32 {
+    let run = select(THREAD_N, 4u, THREAD_N % 4u == 0u);
+    return (j / run) * ((TILE_N / THREAD_N) * run) + tx * run + j % run;
+}
+
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+var<workgroup> shared_a: array<f32, TILE_K * (TILE_M + PAD)>;
+var<workgroup> shared_b: array<f32, TILE_K * (TILE_N + PAD)>;
+
+// Elements of A's and B's tiles each invocation moves per slice. (Functions,
+// not overrides: naga 30 panics on an override initialised from others.)
+override LOADS_A: u32 = (TILE_M * TILE_K + GROUP_SIZE - 1u) / GROUP_SIZE;
+override LOADS_B: u32 = (TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE;
+
+// This invocation's elements of the next slice (the register prefetch):
+// element l is the flat tile index s = lid + l·GROUP_SIZE of mod.rs.
+var<private> next_a: array<f32, MAX_LOADS>;
+var<private> next_b: array<f32, MAX_LOADS>;
+
+// Load this invocation's elements of the slice at k0 (A's tile: rows row0..,
+// columns k0..; B's tile: rows k0.., columns col0..) into registers, zero
+// outside the matrices. Comparisons are against m − row0, n − col0 and
+// k − k0, which cannot underflow.
+fn load_slice(lid: u32, row0: u32, col0: u32, k0: u32) {
+    let m = params.m;
+    let n = params.n;
+    let k = params.k;
+    for (var l = 0u; l < LOADS_A; l++) {
+        let s = lid + l * GROUP_SIZE;
+        let mm = s / TILE_K;
+        let kk = s % TILE_K;
+        var value = 0.0;
+        if s < TILE_M * TILE_K && mm < m - row0 && kk < k - k0 {
+            value = a[(row0 + mm) * k + k0 + kk];
+        }
+        next_a[l] = value;
+    }
+    for (var l = 0u; l < LOADS_B; l++) {
+        let s = lid + l * GROUP_SIZE;
+        let kk = s / TILE_N;
+        let nn = s % TILE_N;
+        var value = 0.0;
+        if s < TILE_K * TILE_N && kk < k - k0 && nn < n - col0 {
+            value = b[(k0 + kk) * n + col0 + nn];
+        }
+        next_b[l] = value;
+    }
+}
+
+@compute @workgroup_size(GROUP_SIZE)
+fn matmul(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) num_groups: vec3<u32>,
+) {
+    let m = params.m;
+    let n = params.n;
+    let k = params.k;
+    let stride_a = TILE_M + PAD;
+    let stride_b = TILE_N + PAD;
+    let threads_n = TILE_N / THREAD_N;
+    let tx = lid % threads_n;
+    let ty = lid / threads_n;
+    // Tile counts, rounded up without overflowing u32.
+    let tiles_m = m / TILE_M + select(0u, 1u, m % TILE_M != 0u);
+    let tiles_n = n / TILE_N + select(0u, 1u, n % TILE_N != 0u);
+
+    // The chunk of k: indices k_begin .. k_begin + k_len.
+    let k_begin = group_id.z * params.chunk;
+    let k_len = min(params.chunk, k - k_begin);
+    let slices = k_len / TILE_K + select(0u, 1u, k_len % TILE_K != 0u);
+
+    var acc: array<f32, MAX_THREAD * MAX_THREAD>;
+    var a_regs: array<f32, MAX_THREAD>;
+    var b_regs: array<f32, MAX_THREAD>;
+
+    // The tile: the flat workgroup index over x and y. The plan launches one
+    // workgroup per tile (x·y <= 2^31, so the stride cannot wrap), so this
+    // loop runs once; uniform for the whole workgroup.
+    let tiles = tiles_m * tiles_n;
+    for (var tile = group_id.y * num_groups.x + group_id.x; tile < tiles; tile += num_groups.x * num_groups.y) {
+        let row0 = (tile / tiles_n) * TILE_M;
+        let col0 = (tile % tiles_n) * TILE_N;
+        for (var i = 0u; i < THREAD_M * THREAD_N; i++) {
+            acc[i] = 0.0;
+        }
+
+        // The register prefetch: the first slice now, each next one while the
+        // current one is computed.
+        load_slice(lid, row0, col0, k_begin);
+        for (var slice = 0u; slice < slices; slice++) {
+            let k0 = k_begin + slice * TILE_K;
+            // Phase a: both tiles to shared memory (from the registers), zero
+            // outside the matrices. — barrier —
+            for (var l = 0u; l < LOADS_A; l++) {
+                let s = lid + l * GROUP_SIZE;
+                if s < TILE_M * TILE_K {
+                    shared_a[(s % TILE_K) * stride_a + s / TILE_K] = next_a[l]; // shared_a[kk][mm]
+                }
+            }
+            for (var l = 0u; l < LOADS_B; l++) {
+                let s = lid + l * GROUP_SIZE;
+                if s < TILE_K * TILE_N {
+                    shared_b[(s / TILE_N) * stride_b + s % TILE_N] = next_b[l]; // shared_b[kk][nn]
+                }
+            }
+            workgroupBarrier();
+
+            if slice + 1u < slices {
+                load_slice(lid, row0, col0, k0 + TILE_K);
+            }
+
+            // Phase b: this invocation's outer products. — barrier —
+            for (var kk = 0u; kk < TILE_K; kk++) {
+                for (var i = 0u; i < THREAD_M; i++) {
+                    a_regs[i] = shared_a[kk * stride_a + micro_row(ty, i)];
+                }
+                for (var j = 0u; j < THREAD_N; j++) {
+                    b_regs[j] = shared_b[kk * stride_b + micro_col(tx, j)];
+                }
+                for (var i = 0u; i < THREAD_M; i++) {
+                    for (var j = 0u; j < THREAD_N; j++) {
+                        acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
+                    }
+                }
+            }
+            workgroupBarrier();
+        }
+
+        // Last phase: store the micro-tile's elements inside C to plane z.
+        let plane = group_id.z * m * n;
+        for (var i = 0u; i < THREAD_M; i++) {
+            let row = row0 + micro_row(ty, i);
+            for (var j = 0u; j < THREAD_N; j++) {
+                let col = col0 + micro_col(tx, j);
+                if row < m && col < n {
+                    c[plane + row * n + col] = acc[i * THREAD_N + j];
+                }
+            }
+        }
+    }
+}
