@@ -290,6 +290,7 @@ fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u6
             Some((naga::ShaderStage::Compute, entry)),
             &constants,
         )
+        .map_err(|e| format!("applying the constants: {e}"))
     }))
     .map_err(|panic| {
         let why = panic
@@ -302,7 +303,7 @@ fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u6
              from other overrides are one known cause"
         )
     })?;
-    let (resolved, _) = processed.map_err(|e| format!("applying the constants: {e}"))?;
+    let (resolved, _) = processed?;
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(resolved.to_ctx())
