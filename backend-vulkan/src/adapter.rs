@@ -9,7 +9,7 @@ use crate::pipeline_store::{CacheIdentity, PipelineStore};
 use crate::queue::Queue;
 use crate::timing::Timer;
 use crate::transfer::Transfers;
-use crate::validation::{self, STAGING_ENV, VALIDATION_ENV};
+use crate::validation::{self, STAGING_ENV, STATISTICS_ENV, VALIDATION_ENV};
 use crate::vk::device::{Device, Wanted};
 use crate::vk::error::c_text;
 use crate::vk::instance::{Instance, PhysicalDevice, PhysicalInfo};
@@ -122,6 +122,7 @@ fn open(
         Wanted {
             float_atomic_add: true,
             wide_and_narrow_types: true,
+            pipeline_statistics: validation::flag(STATISTICS_ENV),
         },
     )?;
     let timestamp_bits = device.limits().timestamp_bits;

@@ -178,6 +178,19 @@ impl Compiler {
             Err(PipelineError::Vulkan(e)) => return Err(vk_error("vkCreateComputePipelines", e)),
         };
         self.store.compiled();
+        match pipeline.statistics() {
+            Ok(statistics) if !statistics.is_empty() => {
+                let line: Vec<String> = statistics
+                    .iter()
+                    .map(|(name, value)| format!("{name}={value}"))
+                    .collect();
+                tracing::info!(kernel = %spec.label(), "vulkan: pipeline statistics: {}", line.join(", "));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::debug!(kernel = %spec.label(), "vulkan: no pipeline statistics ({e})")
+            }
+        }
         Ok(Kernel {
             pipeline: Arc::new(pipeline),
             bindings,

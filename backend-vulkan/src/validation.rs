@@ -13,6 +13,12 @@ pub const VALIDATION_ENV: &str = "ROSETTA_VULKAN_VALIDATION";
 /// unified-memory devices (to test the discrete-GPU path on lavapipe).
 pub const STAGING_ENV: &str = "ROSETTA_VULKAN_STAGING";
 
+/// The environment variable that asks drivers for each pipeline's
+/// statistics (VK_KHR_pipeline_executable_properties, where the device has
+/// it: register count, spills, shared memory, ...), logged at `info` level
+/// with the kernel's label when the pipeline is built.
+pub const STATISTICS_ENV: &str = "ROSETTA_VULKAN_STATISTICS";
+
 /// An environment flag: set, and not empty, `0` or `false`.
 pub(crate) fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| {

@@ -40,6 +40,8 @@ pub(crate) struct Wanted {
     pub float_atomic_add: bool,
     /// shaderInt64, shaderFloat64 and shaderInt16.
     pub wide_and_narrow_types: bool,
+    /// pipelineExecutableInfo (VK_KHR_pipeline_executable_properties).
+    pub pipeline_statistics: bool,
 }
 
 /// What the device was created with: what a shader may use.
@@ -55,6 +57,8 @@ pub(crate) struct Enabled {
     pub int16: bool,
     /// Subgroup operation classes supported in compute shaders.
     pub subgroup: vk::SubgroupFeatureFlags,
+    /// pipelineExecutableInfo: pipelines capture their statistics.
+    pub pipeline_statistics: bool,
 }
 
 /// One logical device.
@@ -101,6 +105,8 @@ impl Device {
             } else {
                 vk::SubgroupFeatureFlags::empty()
             },
+            // Only set when the extension is listed and the feature reported.
+            pipeline_statistics: wanted.pipeline_statistics && info.pipeline_statistics,
         };
         let properties = &info.properties.limits;
         let limits = Limits {
@@ -123,6 +129,9 @@ impl Device {
         if enabled.float_atomic_add {
             extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
         }
+        if enabled.pipeline_statistics {
+            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+        }
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(enabled.int64)
             .shader_float64(enabled.float64)
@@ -133,17 +142,23 @@ impl Device {
             .queue_create_infos(&queue_info)
             .enabled_extension_names(&extensions)
             .enabled_features(&features);
+        let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+            .pipeline_executable_info(true);
         if enabled.float_atomic_add {
             create_info = create_info.push_next(&mut atomic_float);
+        }
+        if enabled.pipeline_statistics {
+            create_info = create_info.push_next(&mut statistics);
         }
         let instance = Arc::clone(physical.instance());
         let created = live::serialized(|| {
             // SAFETY: `physical` belongs to `instance` (kept alive by the new
             // device); the queue family exists (checked above) and one queue is
-            // asked of it; the only extension (VK_EXT_shader_atomic_float) is
-            // listed by the device and needs nothing beyond Vulkan 1.1; every
-            // feature enabled is one the device reports; every pointer in
-            // `create_info` lives across the call.
+            // asked of it; the extensions (VK_EXT_shader_atomic_float,
+            // VK_KHR_pipeline_executable_properties) are listed by the device
+            // and need nothing beyond Vulkan 1.1; every feature enabled is one
+            // the device reports; every pointer in `create_info` lives across
+            // the call.
             unsafe {
                 instance
                     .raw()

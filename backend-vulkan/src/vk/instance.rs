@@ -234,6 +234,9 @@ pub(crate) struct PhysicalInfo {
     pub amd_compute_units: Option<u32>,
     /// shaderBufferFloat32AtomicAdd (VK_EXT_shader_atomic_float).
     pub float_atomic_add: bool,
+    /// pipelineExecutableInfo (VK_KHR_pipeline_executable_properties): the
+    /// driver reports each pipeline's statistics (registers, spills, ...).
+    pub pipeline_statistics: bool,
     /// Core features rosetta enables where present.
     pub features: vk::PhysicalDeviceFeatures,
     /// Memory types and heaps.
@@ -346,11 +349,16 @@ impl PhysicalDevice {
 
         let want_float_atomics = has(ash::ext::shader_atomic_float::NAME);
         let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+        let want_statistics = has(ash::khr::pipeline_executable_properties::NAME);
+        let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
         let mut features2 = vk::PhysicalDeviceFeatures2::default();
         if want_float_atomics {
             features2 = features2.push_next(&mut atomic_float);
         }
-        // SAFETY: the chained struct's extension is supported; it lives
+        if want_statistics {
+            features2 = features2.push_next(&mut statistics);
+        }
+        // SAFETY: each chained struct's extension is supported; they live
         // across the call.
         unsafe { instance.get_physical_device_features2(self.raw, &mut features2) };
         let features = features2.features;
@@ -382,6 +390,7 @@ impl PhysicalDevice {
             amd_compute_units: want_amd.then_some(amd.active_compute_unit_count),
             float_atomic_add: want_float_atomics
                 && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE,
+            pipeline_statistics: want_statistics && statistics.pipeline_executable_info == vk::TRUE,
             features,
             memory,
             queue_families,

@@ -284,7 +284,13 @@ impl Pipeline {
             .module(module.raw)
             .name(c"main")
             .specialization_info(&specialization);
+        let flags = if device.enabled().pipeline_statistics {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
         let info = [vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
             .stage(stage)
             .layout(layout.pipeline)];
         // SAFETY: module, layout and cache are live objects of one device
@@ -318,6 +324,61 @@ impl Pipeline {
                 Err(PipelineError::Vulkan(e))
             }
         }
+    }
+
+    /// What the driver reports of the compiled pipeline (register count,
+    /// spills, shared memory, ... as `name = value`), where the device was
+    /// created with pipeline statistics (`vk::device::Wanted`); else empty.
+    pub(crate) fn statistics(&self) -> Result<Vec<(String, String)>> {
+        let device = &self.layout.device;
+        if !device.enabled().pipeline_statistics {
+            return Ok(Vec::new());
+        }
+        let ext = ash::khr::pipeline_executable_properties::Device::new(
+            device.instance().raw(),
+            device.raw(),
+        );
+        let info = vk::PipelineInfoKHR::default().pipeline(self.raw);
+        // SAFETY: the pipeline is live, of this device, created with
+        // CAPTURE_STATISTICS_KHR; the extension and its feature are enabled.
+        let executables = unsafe { ext.get_pipeline_executable_properties(&info) }
+            .map_err(|e| vk_error("vkGetPipelineExecutablePropertiesKHR", e))?;
+        let mut out = Vec::new();
+        for index in 0..executables.len() as u32 {
+            let executable = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(self.raw)
+                .executable_index(index);
+            // SAFETY: as above; `index` is below the count just returned.
+            let statistics = unsafe { ext.get_pipeline_executable_statistics(&executable) }
+                .map_err(|e| vk_error("vkGetPipelineExecutableStatisticsKHR", e))?;
+            for statistic in statistics {
+                let name = statistic
+                    .name_as_c_str()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                // SAFETY: `format` says which member of the union the driver
+                // wrote.
+                let value = unsafe {
+                    match statistic.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => {
+                            (statistic.value.b32 == vk::TRUE).to_string()
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => {
+                            statistic.value.i64.to_string()
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => {
+                            statistic.value.u64.to_string()
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => {
+                            statistic.value.f64.to_string()
+                        }
+                        _ => "?".to_string(),
+                    }
+                };
+                out.push((name, value));
+            }
+        }
+        Ok(out)
     }
 
     /// The pipeline handle (for binding in `vk::batch`).
