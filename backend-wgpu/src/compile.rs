@@ -281,8 +281,8 @@ fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u6
         constants.insert(name.to_string(), f64::from(value));
     }
     // naga 30 panics on some valid modules here (an override initialised
-    // from another override): a user's kernel must get an error, not abort
-    // the caller.
+    // from other overrides, declared after a workgroup array sized by
+    // overrides): a user's kernel must get an error, not abort the caller.
     let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         naga::back::pipeline_constants::process_overrides(
             &module.naga,
@@ -299,8 +299,9 @@ fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u6
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("no message");
         format!(
-            "naga panicked while applying the constants ({why}); overrides initialised \
-             from other overrides are one known cause"
+            "naga panicked while applying the constants ({why}); one known cause: an \
+             override initialised from other overrides, declared after a workgroup \
+             array sized by overrides (declare it before)"
         )
     })?;
     let (resolved, _) = processed?;

@@ -63,7 +63,8 @@ var<workgroup> shared_a: array<f32, TILE_K * (TILE_M + PAD)>;
 var<workgroup> shared_b: array<f32, TILE_K * (TILE_N + PAD)>;
 
 // Elements of A's and B's tiles each invocation moves per slice. (Functions,
-// not overrides: naga 30 panics on an override initialised from others.)
+// not overrides: naga 30 panics on an override initialised from others when
+// it is declared after the override-sized shared arrays.)
 fn loads_a() -> u32 {
     return (TILE_M * TILE_K + GROUP_SIZE - 1u) / GROUP_SIZE;
 }
