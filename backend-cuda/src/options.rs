@@ -11,9 +11,7 @@ pub const OPTIONS_ENV: &str = "ROSETTA_NVRTC_OPTIONS";
 
 /// The options of `$ROSETTA_NVRTC_OPTIONS`.
 pub(crate) fn extra_from_env() -> Vec<String> {
-    std::env::var(OPTIONS_ENV)
-        .map(|extra| extra.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default()
+    rosetta_core::options_from_env(OPTIONS_ENV)
 }
 
 /// Every option of one compile, in order: `--gpu-architecture` for

@@ -64,9 +64,7 @@ impl Builder {
     pub(crate) fn new() -> Self {
         Builder {
             cache: DiskCache::new("kernels/opencl"),
-            extra: std::env::var(OPTIONS_ENV)
-                .map(|extra| extra.split_whitespace().map(str::to_string).collect())
-                .unwrap_or_default(),
+            extra: rosetta_core::options_from_env(OPTIONS_ENV),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::op::Exact;
 use rayon::prelude::*;
-use rosetta_core::{bounds, Error, Result};
+use rosetta_core::{Error, Result};
 use serde::Serialize;
 
 /// `out[i] = Σ_j taps[j] · x[i + j − taps/2]`, zero outside the signal
@@ -50,9 +50,9 @@ fn words_bytes(what: &str, len: usize) -> Result<u64> {
 
 /// The error bound of one output: γ_k·Σ|x·w| with `k` the number of taps
 /// (any summation order, with or without fused multiply-add), plus what
-/// underflow may lose ([`bounds::underflow_bound`], 2k operations).
+/// underflow may lose ([`Exact::dot_bound`]).
 pub fn conv1d_bound(taps: usize, exact: &Exact) -> f64 {
-    bounds::dot_bound(taps, exact.abs) + bounds::underflow_bound(taps.saturating_mul(2), exact.tiny)
+    exact.dot_bound(taps)
 }
 
 /// One output of the convolution, accumulated in f64 (with Σ|x·w|).

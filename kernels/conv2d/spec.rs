@@ -3,7 +3,7 @@
 
 use crate::op::Exact;
 use rayon::prelude::*;
-use rosetta_core::{bounds, Elem, Error, Result};
+use rosetta_core::{Elem, Error, Result};
 use serde::Serialize;
 use std::fmt;
 
@@ -141,10 +141,9 @@ pub fn check_image_elem(elem: Elem) -> Result<()> {
 /// The error bound of one output: γ_k·Σ|x·w| with `k = kh · kw` taps (any
 /// summation order, with or without fused multiply-add; u8 pixels convert
 /// to f32 exactly), plus what underflow may lose
-/// ([`bounds::underflow_bound`], 2k operations).
+/// ([`Exact::dot_bound`]).
 pub fn conv2d_bound(spec: &Conv2dSpec, exact: &Exact) -> f64 {
-    let taps = spec.kh.saturating_mul(spec.kw);
-    bounds::dot_bound(taps, exact.abs) + bounds::underflow_bound(taps.saturating_mul(2), exact.tiny)
+    exact.dot_bound(spec.kh.saturating_mul(spec.kw))
 }
 
 /// A pixel type of the host reference: f32, or u8 (converted exactly).

@@ -3,7 +3,7 @@
 
 use crate::op::Exact;
 use rayon::prelude::*;
-use rosetta_core::{bounds, Error, Result};
+use rosetta_core::{Error, Result};
 use serde::Serialize;
 
 /// Shared-memory row padding of the kernels' tiles, in floats (keeps
@@ -95,10 +95,9 @@ impl MatmulSpec {
 
 /// The bound on one output: γ_k·Σ_p |a_ip·b_pj| (any summation order, split
 /// or not, with or without fused multiply-add), plus what underflow may lose
-/// ([`bounds::underflow_bound`], 2k operations).
+/// ([`Exact::dot_bound`]).
 pub fn matmul_bound(spec: &MatmulSpec, exact: &Exact) -> f64 {
-    bounds::dot_bound(spec.k, exact.abs)
-        + bounds::underflow_bound(spec.k.saturating_mul(2), exact.tiny)
+    exact.dot_bound(spec.k)
 }
 
 /// One output `C[i][j]` in f64, with Σ|a·b|.

@@ -1,6 +1,6 @@
 //! Reference values accumulated in f64, with the scale of their error bound.
 
-use rosetta_core::bounds::is_subnormal;
+use rosetta_core::bounds::{self, is_subnormal};
 
 /// A reference value, the sum of the absolute values of its terms, and the
 /// part of that sum from terms with a subnormal input.
@@ -46,6 +46,21 @@ impl Exact {
         }
     }
 
+    /// The bound of a `k`-term dot product with this reference (any
+    /// summation order, with or without fused multiply-add): γ_k·Σ|terms|,
+    /// plus what underflow may lose over its 2k operations
+    /// ([`bounds::underflow_bound`]).
+    pub fn dot_bound(&self, k: usize) -> f64 {
+        bounds::dot_bound(k, self.abs) + bounds::underflow_bound(k.saturating_mul(2), self.tiny)
+    }
+
+    /// The bound of an `n`-term sum with this reference: (n − 1)·2⁻²⁴·Σ|x|,
+    /// plus what underflow may lose (the subnormal terms, and 2⁻¹²⁶ for
+    /// each of the n − 1 additions).
+    pub fn sum_bound(&self, n: usize) -> f64 {
+        bounds::sum_bound(n, self.abs) + bounds::underflow_bound(n.saturating_sub(1), self.tiny)
+    }
+
     /// Combine two partial sums.
     pub fn merge(self, other: Exact) -> Exact {
         Exact {
@@ -53,5 +68,33 @@ impl Exact {
             abs: self.abs + other.abs,
             tiny: self.tiny + other.tiny,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dot product's allowance counts 2k operations, a sum's n − 1
+    /// additions; a subnormal input puts its whole term in `tiny`.
+    #[test]
+    fn bounds_add_the_underflow_allowance() {
+        let mut dot = Exact::default();
+        dot.add_product(0.5, 2.0);
+        dot.add_product(1e-40, 3.0);
+        assert_eq!(dot.tiny, f64::from(1e-40f32) * 3.0);
+        assert_eq!(
+            dot.dot_bound(2),
+            bounds::dot_bound(2, dot.abs) + dot.tiny + 4.0 * bounds::MIN_NORMAL
+        );
+        let mut sum = Exact::default();
+        for x in [1.0f32, -2.0, 1e-41] {
+            sum.add_value(x);
+        }
+        assert_eq!(
+            sum.sum_bound(3),
+            bounds::sum_bound(3, sum.abs) + sum.tiny + 2.0 * bounds::MIN_NORMAL
+        );
+        assert_eq!(Exact::normal(1.0, 1.0).sum_bound(1), 0.0);
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::op::Exact;
 use rayon::prelude::*;
-use rosetta_core::{bounds, Elem, Error, Result};
+use rosetta_core::{Elem, Error, Result};
 use serde::Serialize;
 use std::fmt;
 
@@ -81,10 +81,10 @@ impl ReduceSpec {
 }
 
 /// The bound on an f32 sum of `n` terms: (n − 1)·2⁻²⁴·Σ|x|, plus what
-/// underflow may lose ([`bounds::underflow_bound`]: the subnormal terms and
+/// underflow may lose ([`Exact::sum_bound`]: the subnormal terms and
 /// 2⁻¹²⁶ per addition, n − 1 of them).
 pub fn sum_bound(n: usize, exact: &Exact) -> f64 {
-    bounds::sum_bound(n, exact.abs) + bounds::underflow_bound(n.saturating_sub(1), exact.tiny)
+    exact.sum_bound(n)
 }
 
 /// f64 sum of f32 values, with Σ|x|.

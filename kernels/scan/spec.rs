@@ -1,7 +1,7 @@
 //! What a scan takes, its validation, host reference and error bound.
 
 use crate::op::Exact;
-use rosetta_core::{bounds, Elem, Error, Result};
+use rosetta_core::{Elem, Error, Result};
 use serde::Serialize;
 
 /// An inclusive prefix sum (numpy.cumsum) of `len` elements.
@@ -35,9 +35,9 @@ pub fn prefix_f32(x: &[f32]) -> Vec<Exact> {
 }
 
 /// The bound on output `i` (0-based, `i + 1` terms): i·2⁻²⁴·Σ_{j≤i}|x_j|,
-/// plus what underflow may lose ([`bounds::underflow_bound`]).
+/// plus what underflow may lose ([`Exact::sum_bound`]).
 pub fn prefix_bound(i: usize, exact: &Exact) -> f64 {
-    bounds::sum_bound(i + 1, exact.abs) + bounds::underflow_bound(i, exact.tiny)
+    exact.sum_bound(i + 1)
 }
 
 /// Exact wrapping prefix sums of 32-bit integers (i32 by its bits).

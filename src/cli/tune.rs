@@ -63,8 +63,8 @@ pub fn run(
         let mut wrong = std::collections::BTreeSet::new();
         for round in 0..ROUNDS {
             for variant in &workload.variants {
+                done += 1;
                 if wrong.contains(variant) {
-                    done += 1;
                     bar.set_position(done);
                     continue;
                 }
@@ -97,7 +97,6 @@ pub fn run(
                         tracing::debug!(variant = %variant, detail = %result.detail, "variant not run")
                     }
                 }
-                done += 1;
                 bar.set_position(done);
             }
         }

@@ -34,4 +34,4 @@ mod spec;
 pub use def::{Access, KernelBuilder, KernelDef};
 pub use fingerprint::Fingerprint;
 pub use sources::{CpuKernel, Source, Sources};
-pub use spec::KernelSpec;
+pub use spec::{options_from_env, KernelSpec};
