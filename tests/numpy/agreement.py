@@ -13,13 +13,8 @@ import sys
 import tempfile
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
-U = 2.0 ** -24
-
-
-def gamma(k):
-    return k * U / (1 - k * U)
+from reference import U, gamma, windows
 
 
 def run(binary, sel, args, inputs, tmp):
@@ -56,11 +51,9 @@ def check_equal(name, got, expected):
 
 def conv_reference(x, w, pad_mode):
     """Cross-correlation with a centred odd filter, same-size output, float64."""
-    ry, rx = w.shape[0] // 2, w.shape[1] // 2
-    padded = np.pad(x.astype(np.float64), ((ry, ry), (rx, rx)), mode=pad_mode)
-    windows = sliding_window_view(padded, w.shape)
-    exact = np.einsum("ijkl,kl->ij", windows, w.astype(np.float64))
-    absum = np.einsum("ijkl,kl->ij", np.abs(windows), np.abs(w.astype(np.float64)))
+    win = windows(x, w.shape, pad_mode)
+    exact = np.einsum("ijkl,kl->ij", win, w.astype(np.float64))
+    absum = np.einsum("ijkl,kl->ij", np.abs(win), np.abs(w.astype(np.float64)))
     return exact, absum
 
 
