@@ -9,7 +9,7 @@ use crate::pipeline_store::{CacheIdentity, PipelineStore};
 use crate::queue::Queue;
 use crate::timing::Timer;
 use crate::transfer::Transfers;
-use crate::validation::{self, STAGING_ENV, STATISTICS_ENV, VALIDATION_ENV};
+use crate::validation::{self, ROBUSTNESS_ENV, STAGING_ENV, STATISTICS_ENV, VALIDATION_ENV};
 use crate::vk::device::{Device, Wanted};
 use crate::vk::error::c_text;
 use crate::vk::instance::{Instance, PhysicalDevice, PhysicalInfo};
@@ -123,6 +123,7 @@ fn open(
             float_atomic_add: true,
             wide_and_narrow_types: true,
             pipeline_statistics: validation::flag(STATISTICS_ENV),
+            robust_buffer_access: validation::flag(ROBUSTNESS_ENV),
         },
     )?;
     let timestamp_bits = device.limits().timestamp_bits;
@@ -137,6 +138,7 @@ fn open(
             device_id: props.device_id,
             driver_version: props.driver_version,
             uuid: props.pipeline_cache_uuid,
+            robust_buffer_access: device.enabled().robust_buffer_access,
         },
     )?;
     let caps = capabilities(&info, timestamps);

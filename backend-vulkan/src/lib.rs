@@ -70,7 +70,7 @@ mod vk;
 
 pub use adapter::{discover, discover_with, Options};
 pub use stats::{cache_stats, CacheStats};
-pub use validation::{STAGING_ENV, STATISTICS_ENV, VALIDATION_ENV};
+pub use validation::{ROBUSTNESS_ENV, STAGING_ENV, STATISTICS_ENV, VALIDATION_ENV};
 pub use vk::live::{allocation_counts, live_objects, AllocationCounts, LiveObjects};
 
 /// Compile a GLSL compute shader to SPIR-V words the way the backend does

@@ -34,6 +34,9 @@ pub(crate) struct CacheIdentity {
     pub driver_version: u32,
     /// VkPhysicalDeviceProperties::pipelineCacheUUID.
     pub uuid: [u8; 16],
+    /// Whether the device bounds-checks buffer accesses
+    /// (`ROSETTA_VULKAN_ROBUSTNESS`): its pipelines are other code.
+    pub robust_buffer_access: bool,
 }
 
 impl CacheIdentity {
@@ -45,6 +48,7 @@ impl CacheIdentity {
             .u64(self.device_id.into())
             .u64(self.driver_version.into())
             .bytes(&self.uuid)
+            .u64(self.robust_buffer_access.into())
     }
 
     /// Whether `data` starts with a version-one header of this device
@@ -191,6 +195,7 @@ mod tests {
             device_id: 0,
             driver_version: 1,
             uuid: [7; 16],
+            robust_buffer_access: false,
         }
     }
 

@@ -19,6 +19,13 @@ pub const STAGING_ENV: &str = "ROSETTA_VULKAN_STAGING";
 /// with the kernel's label when the pipeline is built.
 pub const STATISTICS_ENV: &str = "ROSETTA_VULKAN_STATISTICS";
 
+/// The environment variable that creates the device with robust buffer
+/// access (robustBufferAccess, and robustBufferAccess2 where
+/// VK_EXT_robustness2 has it), as wgpu always does: a diagnostic, to measure
+/// what the driver's bounds checks cost a kernel. rosetta's kernels stay in
+/// bounds by construction and do not need it.
+pub const ROBUSTNESS_ENV: &str = "ROSETTA_VULKAN_ROBUSTNESS";
+
 /// An environment flag: set, and not empty, `0` or `false`.
 pub(crate) fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| {

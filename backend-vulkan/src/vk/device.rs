@@ -42,6 +42,9 @@ pub(crate) struct Wanted {
     pub wide_and_narrow_types: bool,
     /// pipelineExecutableInfo (VK_KHR_pipeline_executable_properties).
     pub pipeline_statistics: bool,
+    /// robustBufferAccess, and robustBufferAccess2 (VK_EXT_robustness2)
+    /// where the device has it: the driver bounds-checks every buffer access.
+    pub robust_buffer_access: bool,
 }
 
 /// What the device was created with: what a shader may use.
@@ -59,6 +62,10 @@ pub(crate) struct Enabled {
     pub subgroup: vk::SubgroupFeatureFlags,
     /// pipelineExecutableInfo: pipelines capture their statistics.
     pub pipeline_statistics: bool,
+    /// robustBufferAccess.
+    pub robust_buffer_access: bool,
+    /// robustBufferAccess2 (VK_EXT_robustness2).
+    pub robust_buffer_access2: bool,
 }
 
 /// One logical device.
@@ -107,6 +114,12 @@ impl Device {
             },
             // Only set when the extension is listed and the feature reported.
             pipeline_statistics: wanted.pipeline_statistics && info.pipeline_statistics,
+            robust_buffer_access: wanted.robust_buffer_access
+                && info.features.robust_buffer_access == vk::TRUE,
+            // The spec requires robustBufferAccess with robustBufferAccess2.
+            robust_buffer_access2: wanted.robust_buffer_access
+                && info.features.robust_buffer_access == vk::TRUE
+                && info.robust_buffer_access2,
         };
         let properties = &info.properties.limits;
         let limits = Limits {
@@ -132,7 +145,11 @@ impl Device {
         if enabled.pipeline_statistics {
             extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
         }
+        if enabled.robust_buffer_access2 {
+            extensions.push(ash::ext::robustness2::NAME.as_ptr());
+        }
         let features = vk::PhysicalDeviceFeatures::default()
+            .robust_buffer_access(enabled.robust_buffer_access)
             .shader_int64(enabled.int64)
             .shader_float64(enabled.float64)
             .shader_int16(enabled.int16);
@@ -150,12 +167,24 @@ impl Device {
         if enabled.pipeline_statistics {
             create_info = create_info.push_next(&mut statistics);
         }
+        let mut robustness2 =
+            vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
+        if enabled.robust_buffer_access2 {
+            create_info = create_info.push_next(&mut robustness2);
+        }
+        if enabled.robust_buffer_access {
+            tracing::info!(
+                robust_buffer_access2 = enabled.robust_buffer_access2,
+                "vulkan: device created with robust buffer access"
+            );
+        }
         let instance = Arc::clone(physical.instance());
         let created = live::serialized(|| {
             // SAFETY: `physical` belongs to `instance` (kept alive by the new
             // device); the queue family exists (checked above) and one queue is
             // asked of it; the extensions (VK_EXT_shader_atomic_float,
-            // VK_KHR_pipeline_executable_properties) are listed by the device
+            // VK_KHR_pipeline_executable_properties, VK_EXT_robustness2) are
+            // listed by the device
             // and need nothing beyond Vulkan 1.1; every feature enabled is one
             // the device reports; every pointer in `create_info` lives across
             // the call.

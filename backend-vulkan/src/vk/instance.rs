@@ -237,6 +237,8 @@ pub(crate) struct PhysicalInfo {
     /// pipelineExecutableInfo (VK_KHR_pipeline_executable_properties): the
     /// driver reports each pipeline's statistics (registers, spills, ...).
     pub pipeline_statistics: bool,
+    /// robustBufferAccess2 (VK_EXT_robustness2).
+    pub robust_buffer_access2: bool,
     /// Core features rosetta enables where present.
     pub features: vk::PhysicalDeviceFeatures,
     /// Memory types and heaps.
@@ -351,7 +353,12 @@ impl PhysicalDevice {
         let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
         let want_statistics = has(ash::khr::pipeline_executable_properties::NAME);
         let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let want_robustness2 = has(ash::ext::robustness2::NAME);
+        let mut robustness2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
         let mut features2 = vk::PhysicalDeviceFeatures2::default();
+        if want_robustness2 {
+            features2 = features2.push_next(&mut robustness2);
+        }
         if want_float_atomics {
             features2 = features2.push_next(&mut atomic_float);
         }
@@ -391,6 +398,8 @@ impl PhysicalDevice {
             float_atomic_add: want_float_atomics
                 && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE,
             pipeline_statistics: want_statistics && statistics.pipeline_executable_info == vk::TRUE,
+            robust_buffer_access2: want_robustness2
+                && robustness2.robust_buffer_access2 == vk::TRUE,
             features,
             memory,
             queue_families,
