@@ -71,6 +71,23 @@ impl Queue {
     /// buffers: submits a full batch first, opens one if needed, and records
     /// the barrier that orders the command after everything before it.
     pub(crate) fn command(&mut self, bindings: u32) -> Result<&mut Batch> {
+        let batch = self.open_batch(bindings)?;
+        batch.barrier()?;
+        Ok(batch)
+    }
+
+    /// The open batch, ready for one timestamp: as [`Queue::command`]
+    /// without the barrier. A bottom-of-pipe timestamp waits for every
+    /// earlier command by itself, and query commands on one query run in
+    /// submission order, so a barrier would only add its own cost to the
+    /// interval timed.
+    pub(crate) fn marker(&mut self) -> Result<&mut Batch> {
+        self.open_batch(0)
+    }
+
+    /// The open batch, with room for one more command binding `bindings`
+    /// buffers.
+    fn open_batch(&mut self, bindings: u32) -> Result<&mut Batch> {
         let full = self.recording.as_ref().is_some_and(|e| {
             e.batch.commands() >= BATCH_COMMANDS
                 || e.staging_bytes >= BATCH_STAGING_BYTES
@@ -93,7 +110,6 @@ impl Queue {
             )));
         }
         let entry = self.recording.insert(entry);
-        entry.batch.barrier()?;
         Ok(&mut entry.batch)
     }
 

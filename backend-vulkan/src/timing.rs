@@ -1,7 +1,9 @@
 //! Timestamps as tokens: one query pool used as a ring of [`RING`] slots.
 //!
 //! A mark is a slot, the generation written there (the mark's number) and
-//! the batch that writes it. A slot is reused after [`RING`] more marks;
+//! the batch that writes it. Slots are reset [`RESET_CHUNK`] at a time,
+//! ahead of their marks (a reset is not timed with the work), and a slot is
+//! reused after at most [`RING`] (at least `RING - RESET_CHUNK`) more marks;
 //! resolving a mark whose slot was reused is an error
 //! ([`Error::ExceedsLimit`]), never a wrong time. `elapsed` waits for the
 //! end mark's batch (and so for the begin mark's, which comes earlier),
@@ -16,6 +18,11 @@ use std::time::Duration;
 
 /// Timestamp slots; marks older than this many newer ones have expired.
 pub(crate) const RING: u32 = 4096;
+
+/// Slots reset by one command, ahead of their marks: a reset per mark
+/// (`vkCmdResetQueryPool` just before the write) would fall inside the
+/// interval between two marks and be timed with the work.
+const RESET_CHUNK: u32 = 64;
 
 /// A timestamp in queue order (plain data: may outlive the device).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +43,9 @@ pub(crate) struct Timer {
     period_ns: f64,
     /// The queue's valid timestamp bits, as a mask.
     mask: u64,
+    /// Generations below this one have their slots reset (and not written
+    /// since, for those not yet marked).
+    reset_until: u64,
 }
 
 impl Timer {
@@ -55,6 +65,7 @@ impl Timer {
             } else {
                 (1u64 << valid_bits) - 1
             },
+            reset_until: 1,
         }))
     }
 
@@ -62,8 +73,22 @@ impl Timer {
     pub(crate) fn mark(&mut self, queue: &mut Queue) -> Result<Mark> {
         let generation = self.next;
         let slot = (generation % u64::from(RING)) as u32;
-        let batch = queue.command(0)?;
-        batch.timestamp(&self.pool, slot)?;
+        // Reset this slot and the next ones up to the chunk's end (or the
+        // ring's) when this generation's slot is not reset yet. Marks still
+        // in those slots expire now.
+        let reset = if generation >= self.reset_until {
+            (RESET_CHUNK - slot % RESET_CHUNK).min(RING - slot)
+        } else {
+            0
+        };
+        let batch = queue.marker()?;
+        batch.timestamp(&self.pool, slot, reset)?;
+        if reset > 0 {
+            self.reset_until = generation + u64::from(reset);
+        }
+        for expired in &mut self.generations[slot as usize..(slot + reset) as usize] {
+            *expired = 0;
+        }
         let serial = batch.serial();
         self.next += 1;
         self.generations[slot as usize] = generation;

@@ -485,14 +485,21 @@ impl Batch {
         Ok(())
     }
 
-    /// Reset query `slot` of `pool` and write a timestamp to it once every
+    /// Reset queries `slot .. slot + reset` of `pool` (none when `reset` is
+    /// 0: the caller reset `slot` earlier, in queue order, and has not
+    /// written it since), then write a timestamp to `slot` once every
     /// earlier command has completed (bottom of pipe).
-    pub(crate) fn timestamp(&mut self, pool: &Arc<TimestampPool>, slot: u32) -> Result<()> {
+    pub(crate) fn timestamp(
+        &mut self,
+        pool: &Arc<TimestampPool>,
+        slot: u32,
+        reset: u32,
+    ) -> Result<()> {
         self.recording()?;
         self.same_device(pool.device())?;
-        if slot >= pool.count() {
+        if slot >= pool.count() || u64::from(slot) + u64::from(reset) > u64::from(pool.count()) {
             return Err(internal(format!(
-                "timestamp slot {slot} of {}",
+                "timestamp slot {slot} (resetting {reset}) of {}",
                 pool.count()
             )));
         }
@@ -500,10 +507,14 @@ impl Batch {
         let raw = self.device.raw();
         // SAFETY: recording outside a render pass; the pool is a live
         // timestamp pool of this device (held until retired) and the slot
-        // exists (checked); the queue family has timestamps (the pool could
-        // not be created otherwise); the reset precedes the write.
+        // exists, as do the slots reset (checked); the queue family has
+        // timestamps (the pool could not be created otherwise); the slot was
+        // reset before the write (here, or earlier in queue order: the
+        // caller's promise).
         unsafe {
-            raw.cmd_reset_query_pool(self.cmd, pool.handle(), slot, 1);
+            if reset > 0 {
+                raw.cmd_reset_query_pool(self.cmd, pool.handle(), slot, reset);
+            }
             raw.cmd_write_timestamp(
                 self.cmd,
                 vk::PipelineStageFlags::BOTTOM_OF_PIPE,
