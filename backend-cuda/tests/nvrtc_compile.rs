@@ -155,3 +155,40 @@ fn targets_follow_the_loaded_nvrtc() {
     assert_eq!(nvrtc.target_for(99, 9), Ok(Target::Ptx(newest)));
     assert!(nvrtc.target_for(1, 0).is_err());
 }
+
+/// The reduce kernel builds in every configuration the plan can choose,
+/// the one-launch path (`LAST_GROUP = 1`, inline PTX) included.
+#[test]
+fn the_reduce_kernel_builds_in_every_configuration() {
+    let def = rosetta_kernels::reduce::kernel();
+    for elem in 0..3 {
+        for op in 0..3 {
+            for subgroups in 0..2 {
+                for last_group in 0..2 {
+                    let spec = KernelSpec::new(
+                        def,
+                        &[
+                            ("GROUP_SIZE", 256),
+                            ("ELEM", elem),
+                            ("OP", op),
+                            ("SUBGROUPS", subgroups),
+                            ("LAST_GROUP", last_group),
+                        ],
+                    )
+                    .expect("a valid constant set");
+                    // The two ends of what CUDA 13 builds for.
+                    for arch in [90, 75] {
+                        let Some(result) =
+                            compiled(compile_offline(&spec, Target::Cubin(arch), &[]))
+                        else {
+                            return;
+                        };
+                        if let Err(e) = result {
+                            panic!("{} sm_{arch}: {}", spec.label(), e.chain());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -80,8 +80,8 @@ fn check(elem: u32, op: u32, words: &[u32], got: u32) -> Result<(), String> {
 #[test]
 fn reduce_subgroup_path_with_emulated_subgroups() {
     let def = KernelDef::builder("reduce")
-        .constants(["ELEM", "OP", "SUBGROUPS"])
-        .bindings([Access::Read, Access::ReadWrite])
+        .constants(["ELEM", "OP", "SUBGROUPS", "LAST_GROUP"])
+        .bindings([Access::Read, Access::ReadWrite, Access::ReadWrite])
         .params(["n"])
         .source(
             Language::OpenCl,
@@ -109,6 +109,7 @@ fn reduce_subgroup_path_with_emulated_subgroups() {
                     ("ELEM", elem),
                     ("OP", op),
                     ("SUBGROUPS", 1),
+                    ("LAST_GROUP", 0),
                 ],
             )
             .unwrap();
@@ -125,6 +126,7 @@ fn reduce_subgroup_path_with_emulated_subgroups() {
                 let input = Buffer::from_slice(&device, &words).unwrap();
                 let partials = Buffer::new(&device, u64::from(PARTIALS) * 4).unwrap();
                 let out = Buffer::new(&device, 4).unwrap();
+                let scratch = Buffer::new(&device, 4).unwrap(); // unused: LAST_GROUP 0
                 let passes = [
                     (PARTIALS, &input, &partials, len as u32),
                     (1, &partials, &out, PARTIALS),
@@ -132,12 +134,13 @@ fn reduce_subgroup_path_with_emulated_subgroups() {
                 for (groups, from, to, n) in passes {
                     // SAFETY: the reduce kernel reads `n` elements of its
                     // input (which holds at least `n`) and writes one word
-                    // per group to its output (sized for `groups` words).
+                    // per group to its output (sized for `groups` words);
+                    // with LAST_GROUP 0 it never touches the scratch buffer.
                     unsafe {
                         device.launch(
                             &kernel,
                             &Launch::linear(groups, GROUP, GROUP * 4),
-                            &[from, to],
+                            &[from, to, &scratch],
                             &[n],
                         )
                     }

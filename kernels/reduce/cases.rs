@@ -279,9 +279,79 @@ pub fn cases() -> Vec<Case> {
         )
         .repeated(20),
     );
+    // One plan, many launches back to back without a wait between them:
+    // the one-launch variants' arrival counter must be back at zero for
+    // each next launch.
+    for variant in ReduceVariant::ALL {
+        for len in [65_537, 1_000_003] {
+            let name = format!(
+                "reduce u32 sum n={len} one plan x6 back to back {}",
+                variant.name()
+            );
+            let s = seed(&name);
+            all.push(Case::new(
+                name,
+                "reduce",
+                CaseGroup::Ops,
+                len < QUICK_MAX,
+                move || BackToBack::new(s, len, variant),
+            ));
+        }
+    }
     all.extend(error_cases());
     all.extend(limits_cases());
     all
+}
+
+/// One plan encoded on several inputs in a row, all results read after the
+/// last launch, each checked exactly.
+struct BackToBack {
+    inputs: Vec<Vec<u32>>,
+    variant: ReduceVariant,
+}
+
+impl BackToBack {
+    const RUNS: usize = 6;
+
+    fn new(seed: u64, len: usize, variant: ReduceVariant) -> Self {
+        let inputs = (0..Self::RUNS as u64)
+            .map(|run| inputs::u32_values(seed ^ run, len))
+            .collect();
+        BackToBack { inputs, variant }
+    }
+}
+
+impl Check for BackToBack {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let len = self.inputs[0].len();
+        let spec = ReduceSpec {
+            elem: Elem::U32,
+            op: ReduceOp::Sum,
+            len,
+        };
+        let plan = ReducePlan::with_variant(ctx.backend, &spec, self.variant)?;
+        let mut outputs = Vec::new();
+        for x in &self.inputs {
+            let input = Buffer::from_slice(ctx.backend, x)?;
+            let output = ctx.backend.alloc(4)?;
+            plan.encode(&input, &output)?;
+            outputs.push((input, output));
+        }
+        let mut got = Vec::new();
+        for (_, output) in &outputs {
+            got.push(output.read::<u32>(1)?[0]);
+        }
+        let expected: Vec<u32> = self
+            .inputs
+            .iter()
+            .map(|x| x.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
+            .collect();
+        let mut verdict = compare_exact(&got, &expected);
+        if verdict.status == crate::op::Status::Passed {
+            verdict.detail = format!("{} launch(es) per run", plan.launches());
+        }
+        Ok(verdict)
+    }
 }
 
 /// A u32 reduction of `len` generated values, uploaded in chunks (no host

@@ -12,8 +12,8 @@ pub fn kernel() -> &'static Arc<KernelDef> {
         Arc::new(
             crate::with_sources!(
                 KernelDef::builder("reduce")
-                    .constants(["ELEM", "OP", "SUBGROUPS"])
-                    .bindings([Access::Read, Access::ReadWrite])
+                    .constants(["ELEM", "OP", "SUBGROUPS", "LAST_GROUP"])
+                    .bindings([Access::Read, Access::ReadWrite, Access::ReadWrite])
                     .params(["n"]),
                 "reduce"
             )

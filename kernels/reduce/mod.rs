@@ -13,19 +13,42 @@
 //!    arithmetic or shuffles (subgroup size read from the builtin / device,
 //!    never assumed), one value per subgroup goes to `shared[subgroup_id]`, and
 //!    the tree runs over those.
-//! 3. **Output.** Invocation 0 writes the group's value to `out[group_id.x]`.
+//! 3. **Output.** Invocation 0 writes the group's value to `out[group_id.x]`
+//!    (`LAST_GROUP = 0`).
+//! 4. **Arrival** (`LAST_GROUP = 1`). Invocation 0 stores the group's value
+//!    in `scratch[1 + group_id.x]` (a device-scope relaxed atomic store), a
+//!    device-scope release fence, then takes a ticket:
+//!    `atomicAdd(scratch[0], 1)`. Ticket `num_groups.x - 1` means every
+//!    other group has published its value; invocation 0 tells its group
+//!    through shared memory (barrier), and every group but that one ends.
+//! 5. **Last group** (`LAST_GROUP = 1`). A device-scope acquire fence; then
+//!    invocation `lid` combines the values of groups `lid, lid + GROUP_SIZE,
+//!    …` and the group runs phases 2–3 again over those; invocation 0 writes
+//!    the result to `out[0]` and stores 0 in `scratch[0]`, so the counter is
+//!    zero for the next launch. The combining order depends only on the grid,
+//!    never on which group arrived last: the result is deterministic.
 //!
-//! The plan runs the kernel twice when the first pass has several groups: the
-//! second pass is one group over the partials (deterministic, no float
-//! atomics, which WGSL lacks).
+//! The plan runs one launch when the input fits one group; otherwise either
+//! one launch with `LAST_GROUP = 1` (the `*-one-launch` variants, the
+//! default where the language has a device-scope fence: CUDA, GLSL, the
+//! CPU model) or two (`LAST_GROUP = 0`): the second launch is one group
+//! over the partials (deterministic, no float atomics, which WGSL lacks).
+//! WGSL has no device-scope fence (`storageBarrier` is workgroup-scoped),
+//! nor has OpenCL C 1.2 (its fences order one work-item's accesses), so
+//! those versions declare `LAST_GROUP` and `scratch` but never get
+//! `LAST_GROUP = 1` (OpenCL C refuses to build with it). Two launches also
+//! where one launch's loops would pass a capped driver's loop budget.
 //!
 //! # Interface
 //! - constants: `GROUP_SIZE` (power of two), `ELEM` (0 f32, 1 i32, 2 u32),
-//!   `OP` (0 sum, 1 min, 2 max), `SUBGROUPS` (0 / 1).
+//!   `OP` (0 sum, 1 min, 2 max), `SUBGROUPS` (0 / 1), `LAST_GROUP` (0 / 1).
 //! - bindings: 0 `input` (read, `n` elements), 1 `out` (read-write, one word
-//!   per group).
+//!   per group, or word 0 only with `LAST_GROUP = 1`), 2 `scratch`
+//!   (read-write; `LAST_GROUP = 1`: the arrival counter, zero before each
+//!   launch, then one word per group; unused otherwise).
 //! - params: `n`.
-//! - shared: `GROUP_SIZE` words (static array).
+//! - shared: `GROUP_SIZE` words (static array); with `LAST_GROUP = 1` one
+//!   more word, the last-group flag.
 //!
 //! # Semantics of `combine`
 //! - sum: f32 addition; i32 and u32 wrapping addition (an i32 sum is the u32

@@ -19,25 +19,38 @@ const CPU_GROUPS_PER_THREAD: u64 = 128;
 /// backend (see [`Geometry::for_device`]).
 const CPU_MIN_ROWS: u64 = 8;
 
-/// How the workgroup combines its values.
+/// How a reduction runs: how each workgroup combines its values, and how
+/// the workgroups' values are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReduceVariant {
-    /// A shared-memory tree.
+    /// A shared-memory tree; a second launch combines the groups' values.
     Tree,
     /// Subgroup operations first, then the tree over one value per subgroup
-    /// (devices with subgroup ops only).
+    /// (devices with subgroup ops only); a second launch combines.
     Subgroups,
+    /// The tree, in one launch: the last workgroup to finish combines the
+    /// groups' values (APIs with a device-scope fence only).
+    TreeOneLaunch,
+    /// Subgroups, in one launch.
+    SubgroupsOneLaunch,
 }
 
 impl ReduceVariant {
     /// Every variant.
-    pub const ALL: [ReduceVariant; 2] = [ReduceVariant::Tree, ReduceVariant::Subgroups];
+    pub const ALL: [ReduceVariant; 4] = [
+        ReduceVariant::Tree,
+        ReduceVariant::Subgroups,
+        ReduceVariant::TreeOneLaunch,
+        ReduceVariant::SubgroupsOneLaunch,
+    ];
 
     /// The name in reports and the tuning cache.
     pub fn name(self) -> &'static str {
         match self {
             ReduceVariant::Tree => "tree",
             ReduceVariant::Subgroups => "subgroups",
+            ReduceVariant::TreeOneLaunch => "tree-one-launch",
+            ReduceVariant::SubgroupsOneLaunch => "subgroups-one-launch",
         }
     }
 
@@ -46,13 +59,57 @@ impl ReduceVariant {
         Self::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// The variants a device can run.
-    pub fn available(caps: &rosetta_core::Capabilities) -> Vec<Self> {
+    /// Whether the workgroups combine with subgroup operations first.
+    pub fn subgroups(self) -> bool {
+        matches!(
+            self,
+            ReduceVariant::Subgroups | ReduceVariant::SubgroupsOneLaunch
+        )
+    }
+
+    /// Whether the last workgroup combines the groups' values (one launch).
+    pub fn one_launch(self) -> bool {
+        matches!(
+            self,
+            ReduceVariant::TreeOneLaunch | ReduceVariant::SubgroupsOneLaunch
+        )
+    }
+
+    /// The variants a device can run: subgroups where it has subgroup ops;
+    /// one launch where its language has a device-scope fence, which the
+    /// last workgroup needs to see the others' values (CUDA's
+    /// `__threadfence`, Vulkan's device-scope `memoryBarrier`, the CPU
+    /// model's `device_fence`; WGSL has none, nor has the OpenCL C 1.2
+    /// rosetta builds).
+    pub fn available(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
+        let fences = one_launch_api(device.api);
         Self::ALL
             .into_iter()
-            .filter(|v| *v == ReduceVariant::Tree || caps.subgroup_ops)
+            .filter(|v| !v.subgroups() || device.caps.subgroup_ops)
+            .filter(|v| !v.one_launch() || fences)
             .collect()
     }
+
+    /// What `device` runs when nothing is tuned: one launch where it can,
+    /// subgroups where it has them.
+    pub fn default_for(device: &rosetta_core::DeviceInfo) -> Self {
+        let one = one_launch_api(device.api);
+        match (device.caps.subgroup_ops, one) {
+            (true, true) => ReduceVariant::SubgroupsOneLaunch,
+            (true, false) => ReduceVariant::Subgroups,
+            (false, true) => ReduceVariant::TreeOneLaunch,
+            (false, false) => ReduceVariant::Tree,
+        }
+    }
+}
+
+/// Whether kernels of `api` have the device-scope fence a one-launch
+/// reduction needs.
+fn one_launch_api(api: rosetta_core::Api) -> bool {
+    matches!(
+        api,
+        rosetta_core::Api::Cuda | rosetta_core::Api::Vulkan | rosetta_core::Api::Cpu
+    )
 }
 
 /// The tuner's key for a reduction: element type, op and length class.
@@ -147,7 +204,19 @@ impl Geometry {
     }
 }
 
-/// A compiled reduction: one or two passes of the kernel.
+/// How the groups' values become the result.
+enum Passes {
+    /// One group: it writes the result.
+    OneGroup,
+    /// The first launch writes one value per group to `partials`, a second
+    /// launch of one group combines them.
+    Two { partials: Buffer },
+    /// One launch (`LAST_GROUP = 1`): the last group to finish combines the
+    /// values the others left in the scratch buffer.
+    LastGroup,
+}
+
+/// A compiled reduction: one or two launches of the kernel.
 pub struct ReducePlan {
     backend: Arc<dyn Backend>,
     spec: ReduceSpec,
@@ -156,23 +225,22 @@ pub struct ReducePlan {
     kernel: Kernel,
     first: Launch,
     last: Launch,
-    /// One word per first-pass group, when there is more than one.
-    partials: Option<Buffer>,
+    passes: Passes,
+    /// Binding 2: with `LAST_GROUP = 1` the arrival counter (zero between
+    /// launches: the last group resets it) and one word per group; one
+    /// unused word otherwise.
+    scratch: Buffer,
 }
 
 impl ReducePlan {
     /// Plan with the tuned variant for this device and shape, or the default.
     pub fn new(backend: &Arc<dyn Backend>, spec: &ReduceSpec) -> Result<Self> {
-        let caps = &backend.info().caps;
-        let tuned = TuningCache::for_device(backend.info())
+        let info = backend.info();
+        let tuned = TuningCache::for_device(info)
             .lookup("reduce", &tune_class(spec))
             .and_then(|c| ReduceVariant::from_name(&c.variant))
-            .filter(|v| ReduceVariant::available(caps).contains(v));
-        let default = if caps.subgroup_ops {
-            ReduceVariant::Subgroups
-        } else {
-            ReduceVariant::Tree
-        };
+            .filter(|v| ReduceVariant::available(info).contains(v));
+        let default = ReduceVariant::default_for(info);
         let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
         plan.tuned = tuned.is_some();
         Ok(plan)
@@ -185,14 +253,16 @@ impl ReducePlan {
         variant: ReduceVariant,
     ) -> Result<Self> {
         spec.validate()?;
-        let caps = &backend.info().caps;
-        if !ReduceVariant::available(caps).contains(&variant) {
+        let info = backend.info();
+        if !ReduceVariant::available(info).contains(&variant) {
+            let needs = if variant.subgroups() && !info.caps.subgroup_ops {
+                "subgroup operations"
+            } else {
+                "a device-scope fence, which this API's kernel language lacks"
+            };
             return Err(Error::unsupported(
-                backend.info().api,
-                format!(
-                    "reduce variant '{}' needs subgroup operations",
-                    variant.name()
-                ),
+                info.api,
+                format!("reduce variant '{}' needs {needs}", variant.name()),
             ));
         }
         u32_param("reduce length (elements)", spec.len as u64)?;
@@ -201,6 +271,18 @@ impl ReducePlan {
         let shared_bytes = group_size * 4;
         let first = Launch::linear(groups, group_size, shared_bytes);
         let last = Launch::linear(1, group_size, shared_bytes);
+        // One launch runs both loops in the last group's invocations: where
+        // that passes the driver's loop budget (lavapipe's cap), else two
+        // launches, reported as the two-launch variant.
+        let budget = info.caps.loop_budget();
+        let both_loops = loop_iterations(spec.len as u64, u64::from(groups), group_size)
+            .saturating_add(loop_iterations(u64::from(groups), 1, group_size));
+        let last_group = variant.one_launch() && groups > 1 && both_loops <= budget;
+        let variant = match (variant.one_launch() && !last_group && groups > 1, variant) {
+            (true, ReduceVariant::TreeOneLaunch) => ReduceVariant::Tree,
+            (true, ReduceVariant::SubgroupsOneLaunch) => ReduceVariant::Subgroups,
+            _ => variant,
+        };
         let kernel = prepare_kernel(
             backend,
             super::kernel::kernel(),
@@ -208,15 +290,21 @@ impl ReducePlan {
                 ("GROUP_SIZE", group_size),
                 ("ELEM", spec.elem.code()),
                 ("OP", spec.op.code()),
-                ("SUBGROUPS", u32::from(variant == ReduceVariant::Subgroups)),
+                ("SUBGROUPS", u32::from(variant.subgroups())),
+                ("LAST_GROUP", u32::from(last_group)),
             ],
             &first,
         )?;
-        let partials = if groups > 1 {
-            Some(backend.alloc(u64::from(groups) * 4)?)
+        let (passes, scratch_words) = if groups == 1 {
+            (Passes::OneGroup, 1)
+        } else if last_group {
+            (Passes::LastGroup, 1 + u64::from(groups))
         } else {
-            None
+            let partials = backend.alloc(u64::from(groups) * 4)?;
+            (Passes::Two { partials }, 1)
         };
+        // Zeroed (`alloc`): the arrival counter starts at 0.
+        let scratch = backend.alloc(scratch_words * 4)?;
         Ok(ReducePlan {
             backend: Arc::clone(backend),
             spec: *spec,
@@ -225,7 +313,8 @@ impl ReducePlan {
             kernel,
             first,
             last,
-            partials,
+            passes,
+            scratch,
         })
     }
 
@@ -255,25 +344,39 @@ impl ReducePlan {
         )?;
         check_binding(&self.backend, "reduce output", output, 4)?;
         let backend = &self.backend;
+        let scratch = &self.scratch;
         // SAFETY: the kernel reads elements below `n` of its input (which
         // holds `n` elements, checked above) and writes one word per group
-        // of its output: the first pass writes `first.groups[0]` partials
-        // (the partials buffer has one word per group), or, with one group,
-        // word 0 of `output` (at least 4 bytes, checked above); the second
-        // pass reads `groups` partials and writes word 0 of `output`.
+        // of its output, or word 0 only (one group; the last group with
+        // `LAST_GROUP = 1`): `output` holds at least 4 bytes (checked
+        // above), the partials buffer one word per first-pass group. With
+        // `LAST_GROUP = 1` it also uses words 0..=groups of the scratch
+        // buffer, which has that many (`with_variant`), and leaves word 0 at
+        // zero; otherwise it never touches the scratch buffer. The second
+        // launch reads `groups` partials and writes word 0 of `output`.
         unsafe {
-            match &self.partials {
-                None => backend.launch(&self.kernel, &self.first, &[input, output], &[n]),
-                Some(partials) => {
-                    backend.launch(&self.kernel, &self.first, &[input, partials], &[n])?;
+            match &self.passes {
+                Passes::OneGroup | Passes::LastGroup => {
+                    backend.launch(&self.kernel, &self.first, &[input, output, scratch], &[n])
+                }
+                Passes::Two { partials } => {
+                    backend.launch(&self.kernel, &self.first, &[input, partials, scratch], &[n])?;
                     backend.launch(
                         &self.kernel,
                         &self.last,
-                        &[partials, output],
+                        &[partials, output, scratch],
                         &[self.first.groups[0]],
                     )
                 }
             }
+        }
+    }
+
+    /// Launches per [`encode`](Self::encode): 1 or 2.
+    pub fn launches(&self) -> usize {
+        match self.passes {
+            Passes::OneGroup | Passes::LastGroup => 1,
+            Passes::Two { .. } => 2,
         }
     }
 }
@@ -359,5 +462,38 @@ mod tests {
             first_pass_groups(&tiny, len, 256, wanted, fill),
             Err(Error::ExceedsLimit { .. })
         ));
+    }
+
+    #[test]
+    fn one_launch_only_where_the_language_has_a_device_fence() {
+        use rosetta_core::Api;
+        for api in [Api::Cuda, Api::Vulkan, Api::Opencl, Api::Wgpu, Api::Cpu] {
+            for subgroup_ops in [false, true] {
+                let mut c = caps(None);
+                c.subgroup_ops = subgroup_ops;
+                let device = rosetta_core::DeviceInfo {
+                    api,
+                    index: 0,
+                    name: String::new(),
+                    driver: String::new(),
+                    driver_version: String::new(),
+                    physical: Default::default(),
+                    caps: c,
+                };
+                let fences = matches!(api, Api::Cuda | Api::Vulkan | Api::Cpu);
+                let available = ReduceVariant::available(&device);
+                for v in ReduceVariant::ALL {
+                    let expected = (!v.one_launch() || fences) && (!v.subgroups() || subgroup_ops);
+                    assert_eq!(available.contains(&v), expected, "{api:?} {v:?}");
+                }
+                let default = ReduceVariant::default_for(&device);
+                assert!(available.contains(&default), "{api:?}");
+                assert_eq!(default.one_launch(), fences, "{api:?}");
+                assert_eq!(default.subgroups(), subgroup_ops, "{api:?}");
+            }
+        }
+        for v in ReduceVariant::ALL {
+            assert_eq!(ReduceVariant::from_name(v.name()), Some(v));
+        }
     }
 }

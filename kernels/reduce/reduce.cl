@@ -9,6 +9,13 @@
 // the tree runs over those; subgroup size and count come from the builtins
 // (32 on NVIDIA, the whole X dimension on PoCL, 8–32 on Intel), never assumed.
 
+// LAST_GROUP (one launch, the last work-group combining the others' values)
+// needs a device-scope fence, which OpenCL C 1.2 lacks (its fences order one
+// work-item's accesses only, spec 3.3.1): the plan never sets it here.
+#if LAST_GROUP
+#error "LAST_GROUP = 1 needs a device-scope fence: not in OpenCL C 1.2"
+#endif
+
 #if SUBGROUPS
 #if defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
@@ -120,7 +127,8 @@ T subgroup_combine(T acc)
 #endif
 
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
-void reduce(__global const T* restrict input, __global T* restrict out, uint n)
+void reduce(__global const T* restrict input, __global T* restrict out,
+            __global uint* scratch, uint n)  // scratch: unused here (LAST_GROUP)
 {
     __local T shared[GROUP_SIZE];
     const uint group_size = GROUP_SIZE;

@@ -4,12 +4,22 @@
 // tail) into a private accumulator; a shared-memory tree per block, whose
 // first levels are warp shuffles when SUBGROUPS = 1 (one value per warp goes
 // to shared memory); thread 0 writes the block's value to out[blockIdx.x].
-// Shared memory: shared[GROUP_SIZE] (static array), the tree's scratch.
+// With LAST_GROUP = 1, thread 0 publishes the value in the scratch buffer
+// instead, and the last block to arrive combines every block's value and
+// writes out[0].
+// Shared memory: shared[GROUP_SIZE] (static array), the tree's scratch;
+// with LAST_GROUP = 1 also is_last, the last-block flag.
 // Barriers: after the accumulators (or the warps' values) are stored, and
-// after each tree level. Every thread reaches every __syncthreads: the loops
-// around them depend only on constants and warpSize, the same for the block.
+// after each tree level; with LAST_GROUP = 1, after the flag is stored and
+// in the last block's second tree. Every thread reaches every
+// __syncthreads: the loops around them depend only on constants and
+// warpSize, the branch around the last block's part on a value the whole
+// block read from shared memory.
+// Fences: __threadfence() (device scope) before the arrival ticket, and in
+// the last block after it: the release and acquire that make the published
+// values visible to the last block.
 // Constants (-D NAME=valueu): GROUP_SIZE, ELEM (0 f32, 1 i32, 2 u32),
-// OP (0 sum, 1 min, 2 max), SUBGROUPS (0 / 1).
+// OP (0 sum, 1 min, 2 max), SUBGROUPS (0 / 1), LAST_GROUP (0 / 1).
 
 // The element type. An i32 sum is the u32 sum of the same bits (signed
 // overflow is undefined in C), so it runs on unsigned words.
@@ -66,8 +76,71 @@ __forceinline__ T combine(T a, T b) { return OP == 1 ? min(a, b) : max(a, b); }
 // One vector's four elements, pairwise.
 __forceinline__ T combine4(T4 v) { return combine(combine(v.x, v.y), combine(v.z, v.w)); }
 
+// A value's 32 bits, and back (the scratch buffer holds words).
+__forceinline__ unsigned int to_bits(float x) { return __float_as_uint(x); }
+__forceinline__ unsigned int to_bits(int x) { return (unsigned int)x; }
+__forceinline__ unsigned int to_bits(unsigned int x) { return x; }
+__forceinline__ T from_bits(unsigned int bits) {
+#if ELEM == 0
+    return __uint_as_float(bits);
+#else
+    return (T)bits;
+#endif
+}
+
+// Device-scope relaxed accesses to the scratch buffer (morally strong in
+// the PTX memory model, so the fences order them; plain accesses are not).
+// Before sm_70 (no .relaxed in PTX) volatile accesses, the pre-Volta idiom.
+__forceinline__ unsigned int load_relaxed(const unsigned int* word) {
+#if __CUDA_ARCH__ >= 700
+    unsigned int value;
+    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(value) : "l"(word) : "memory");
+    return value;
+#else
+    return *(const volatile unsigned int*)word;
+#endif
+}
+__forceinline__ void store_relaxed(unsigned int* word, unsigned int value) {
+#if __CUDA_ARCH__ >= 700
+    asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(word), "r"(value) : "memory");
+#else
+    *(volatile unsigned int*)word = value;
+#endif
+}
+
+// Phases 2 and 3: the block's accumulators combined into one value, valid
+// in thread 0 (the same in the last block's second tree).
+__device__ __forceinline__ T group_combine(T acc, T* shared, unsigned int lid)
+{
+#if SUBGROUPS
+    // Phase 2 (subgroups): each warp combines its values with shuffles (the
+    // warp size is read at run time, never assumed); its lane 0 stores the
+    // warp's value in shared[warp]. — barrier —
+    const unsigned int lanes = GROUP_SIZE < (unsigned int)warpSize ? GROUP_SIZE : (unsigned int)warpSize;
+    const unsigned int mask = lanes >= 32u ? 0xffffffffu : (1u << lanes) - 1u;
+    for (unsigned int offset = lanes / 2; offset > 0; offset /= 2) {
+        acc = combine(acc, __shfl_xor_sync(mask, acc, offset));
+    }
+    const unsigned int values = GROUP_SIZE / lanes;  // one per warp
+    if (lid % lanes == 0) shared[lid / lanes] = acc;
+    __syncthreads();
+#else
+    // Phase 2: accumulators to shared memory. — barrier —
+    const unsigned int values = GROUP_SIZE;
+    shared[lid] = acc;
+    __syncthreads();
+#endif
+
+    // Phase 3..: the shared-memory tree, one level (and barrier) per step.
+    for (unsigned int s = values / 2; s > 0; s /= 2) {
+        if (lid < s) shared[lid] = combine(shared[lid], shared[lid + s]);
+        __syncthreads();
+    }
+    return lid == 0 ? shared[0] : acc;  // only thread 0's is the block's
+}
+
 extern "C" __global__ void __launch_bounds__(GROUP_SIZE, MIN_BLOCKS)
-reduce(const T* __restrict__ input, T* __restrict__ out, unsigned int n)
+reduce(const T* __restrict__ input, T* __restrict__ out, unsigned int* scratch, unsigned int n)
 {
     __shared__ T shared[GROUP_SIZE];
     const unsigned int lid = threadIdx.x;
@@ -99,31 +172,41 @@ reduce(const T* __restrict__ input, T* __restrict__ out, unsigned int n)
         acc = combine(acc, input[i]);
     }
 
-#if SUBGROUPS
-    // Phase 2 (subgroups): each warp combines its values with shuffles (the
-    // warp size is read at run time, never assumed); its lane 0 stores the
-    // warp's value in shared[warp]. — barrier —
-    const unsigned int lanes = GROUP_SIZE < (unsigned int)warpSize ? GROUP_SIZE : (unsigned int)warpSize;
-    const unsigned int mask = lanes >= 32u ? 0xffffffffu : (1u << lanes) - 1u;
-    for (unsigned int offset = lanes / 2; offset > 0; offset /= 2) {
-        acc = combine(acc, __shfl_xor_sync(mask, acc, offset));
+    // Phases 2 and 3: the block's value (in thread 0).
+    const T value = group_combine(acc, shared, lid);
+
+#if LAST_GROUP
+    // Phase 4 (LAST_GROUP = 1): thread 0 publishes the value in
+    // scratch[1 + block], fences (release) and takes an arrival ticket from
+    // scratch[0]; the block with the last ticket is the last to arrive, and
+    // thread 0 tells the block in is_last. — barrier —
+    __shared__ unsigned int is_last;
+    if (lid == 0) {
+        store_relaxed(&scratch[1 + blockIdx.x], to_bits(value));
+        __threadfence();
+        const unsigned int ticket = atomicAdd(&scratch[0], 1u);
+        is_last = ticket == gridDim.x - 1 ? 1u : 0u;
     }
-    const unsigned int values = GROUP_SIZE / lanes;  // one per warp
-    if (lid % lanes == 0) shared[lid / lanes] = acc;
     __syncthreads();
+    if (is_last == 0u) return;  // the whole block: not the last
+
+    // Phase 5 (the last block): fence (acquire), then combine the blocks'
+    // values in block order (thread lid takes lid, lid + GROUP_SIZE, ...)
+    // and with the same tree: the order depends only on the grid, so the
+    // result is deterministic. Thread 0 writes it and resets the counter for
+    // the next launch (every block has taken its ticket). — barriers —
+    __threadfence();
+    T last = identity();
+    for (unsigned int g = lid; g < gridDim.x; g += GROUP_SIZE) {
+        last = combine(last, from_bits(load_relaxed(&scratch[1 + g])));
+    }
+    const T total = group_combine(last, shared, lid);
+    if (lid == 0) {
+        out[0] = total;
+        store_relaxed(&scratch[0], 0u);
+    }
 #else
-    // Phase 2: accumulators to shared memory. — barrier —
-    const unsigned int values = GROUP_SIZE;
-    shared[lid] = acc;
-    __syncthreads();
-#endif
-
-    // Phase 3..: the shared-memory tree, one level (and barrier) per step.
-    for (unsigned int s = values / 2; s > 0; s /= 2) {
-        if (lid < s) shared[lid] = combine(shared[lid], shared[lid + s]);
-        __syncthreads();
-    }
-
     // Last phase: thread 0 writes the block's value.
-    if (lid == 0) out[blockIdx.x] = shared[0];
+    if (lid == 0) out[blockIdx.x] = value;
+#endif
 }

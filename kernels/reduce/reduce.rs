@@ -2,13 +2,18 @@
 //
 // Shared memory: GROUP_SIZE words, the tree's scratch.
 // Barriers: after the accumulators are stored, and after each tree level
-// (each phase below is one loop over the local index).
+// (each phase below is one loop over the local index); with LAST_GROUP = 1
+// also after the arrival ticket (the flag is a local: one thread runs the
+// group) and in the last group's second tree.
+// Fences (LAST_GROUP = 1): `device_fence` before the arrival ticket and in
+// the last group after it (workgroups run on different threads: real
+// release and acquire fences).
 // On the CPU: phase 1 keeps each invocation's accumulator as 4 lanes, one
 // per vector component, so a row of the grid-stride loop is one elementwise
 // combine that vectorises across invocations; four rows are in flight at
 // once (four streams of memory).
 
-use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
+use rosetta_core::workgroup::{device_fence, Bindings, GlobalWord, Group};
 
 /// One reduction: identity and combine on typed values.
 trait Reduction {
@@ -123,10 +128,46 @@ pub(crate) fn reduce(group: &mut Group<'_>, bindings: &Bindings<'_>) {
 }
 
 fn run<R: Reduction>(group: &mut Group<'_>, bindings: &Bindings<'_>) {
-    let group_size = group.size as usize;
     let n = group.params[0] as usize;
     let input: &[R::T] = bytemuck::cast_slice(bindings.read(0));
     let out = bindings.write(1);
+    let value = accumulate::<R>(group, input, n);
+    if group.constants[4] == 0 {
+        // Last phase: invocation 0 writes the group's value.
+        out[group.id[0] as usize].store_u32(bytemuck::cast(value));
+        return;
+    }
+
+    // Phase 4 (LAST_GROUP = 1): publish the value in scratch[1 + group],
+    // fence (release) and take an arrival ticket from scratch[0]; the group
+    // with the last ticket is the last to arrive. — barrier —
+    let scratch = bindings.write(2);
+    let groups = group.count[0] as usize;
+    scratch[1 + group.id[0] as usize].store_u32(bytemuck::cast(value));
+    device_fence();
+    if scratch[0].atomic_add(1) as usize != groups - 1 {
+        return;
+    }
+
+    // Phase 5 (the last group): fence (acquire), then combine the groups'
+    // values in group order (invocation lid takes lid, lid + GROUP_SIZE,
+    // ...) with the same tree; write the result and reset the counter for
+    // the next launch (every group has taken its ticket). — barriers —
+    device_fence();
+    let group_size = group.size as usize;
+    let mut last = vec![R::IDENTITY; group_size];
+    for (g, word) in scratch[1..=groups].iter().enumerate() {
+        let lane = &mut last[g % group_size];
+        *lane = R::combine(*lane, bytemuck::cast(word.load_u32()));
+    }
+    let total = tree::<R>(group, &last);
+    out[0].store_u32(bytemuck::cast(total));
+    scratch[0].store_u32(0);
+}
+
+/// Phases 1 to 3: the group's value.
+fn accumulate<R: Reduction>(group: &mut Group<'_>, input: &[R::T], n: usize) -> R::T {
+    let group_size = group.size as usize;
     let stride = group_size * group.count[0] as usize; // T: invocations in the grid
     let first = group.id[0] as usize * group_size; // t of this group's lid 0
 
@@ -172,9 +213,16 @@ fn run<R: Reduction>(group: &mut Group<'_>, bindings: &Bindings<'_>) {
         i += stride;
     }
 
+    tree::<R>(group, &acc)
+}
+
+/// Phases 2 and 3: the invocations' accumulators `acc` combined into one
+/// value.
+fn tree<R: Reduction>(group: &mut Group<'_>, acc: &[R::T]) -> R::T {
+    let group_size = group.size as usize;
     // Phase 2: accumulators to shared memory. — barrier —
     let shared: &mut [R::T] = bytemuck::cast_slice_mut(&mut group.shared[..group_size]);
-    shared.copy_from_slice(&acc);
+    shared.copy_from_slice(acc);
 
     // Phase 3..: the shared-memory tree, one phase (and barrier) per level.
     let mut s = group_size / 2;
@@ -184,7 +232,5 @@ fn run<R: Reduction>(group: &mut Group<'_>, bindings: &Bindings<'_>) {
         }
         s /= 2;
     }
-
-    // Last phase: invocation 0 writes the group's value.
-    out[group.id[0] as usize].store_u32(bytemuck::cast(shared[0]));
+    shared[0]
 }

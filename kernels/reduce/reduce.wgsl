@@ -18,6 +18,10 @@ override GROUP_SIZE: u32;
 override ELEM: u32; // 0 f32, 1 i32, 2 u32
 override OP: u32; // 0 sum, 1 min, 2 max
 override SUBGROUPS: u32;
+// LAST_GROUP (one launch, the last workgroup combining the others' values)
+// needs a device-scope fence, which WGSL lacks (its storageBarrier is
+// workgroup-scoped): the plan never sets it here, and the kernel ignores it.
+override LAST_GROUP: u32;
 
 struct Params {
     n: u32,
@@ -25,7 +29,8 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> input: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
-@group(0) @binding(2) var<uniform> params: Params;
+@group(0) @binding(2) var<storage, read_write> scratch: array<u32>; // unused here (LAST_GROUP)
+@group(0) @binding(3) var<uniform> params: Params;
 
 var<workgroup> shared_values: array<u32, GROUP_SIZE>;
 
