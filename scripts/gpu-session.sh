@@ -4,6 +4,9 @@
 #   scripts/gpu-session.sh conform   # the suite, one process per API in parallel
 #   scripts/gpu-session.sh bench     # cold/warm first op, benchmark, vendor baselines
 #   scripts/gpu-session.sh tune      # every variant of matmul, histogram and conv2d
+#   scripts/gpu-session.sh latency   # the sums: benchmark, and every reduce variant
+#   scripts/gpu-session.sh robustness  # Vulkan with and without robust buffer access
+#   scripts/gpu-session.sh profile   # Nsight Compute on the CUDA kernels still short of target
 # Results go to $OUT (the folder that comes back) as one tarball,
 # session-MODE.tgz: fewer files than the device tool's limit on returned
 # files. The build that runs here: `cargo build --release --features
@@ -59,6 +62,55 @@ tune)
         --op matmul --op histogram --op conv2d --size large > "$OUT/tune.txt" 2>&1; echo "tune exit $?"
     grep -v -e ERROR -e WARN "$OUT/tune.txt"
     ;;
+latency)
+    # Sums from 2^16 to 2^28: the benchmark (the default variant), then the
+    # tuner's timing of every variant (one launch and two) per size class.
+    export ROSETTA_CACHE_DIR=/tmp/rc-latency
+    timeout "${TB:-150}" "$B" bench --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+        --op reduce --size large --json "$OUT/bench-reduce.json" > "$OUT/bench-reduce.txt" 2>&1; echo "bench exit $?"
+    timeout "${TT:-200}" "$B" tune --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+        --op reduce --size large > "$OUT/tune-reduce.txt" 2>&1; echo "tune exit $?"
+    grep -v -e ERROR -e WARN "$OUT/bench-reduce.txt" "$OUT/tune-reduce.txt"
+    ;;
+robustness)
+    # What wgpu's mandatory robust buffer access costs: the Vulkan backend
+    # with and without it (ROSETTA_VULKAN_ROBUSTNESS), on the ops where wgpu
+    # trails Vulkan.
+    export ROSETTA_CACHE_DIR=/tmp/rc-robust
+    for robust in 0 1; do
+        ROSETTA_VULKAN_ROBUSTNESS=$robust timeout "${TB:-150}" "$B" bench --backend vulkan \
+            --op histogram --op reduce --op conv1d --size large --json "$OUT/bench-robust-$robust.json" \
+            > "$OUT/bench-robust-$robust.txt" 2>&1; echo "robustness $robust exit $?"
+    done
+    grep -v -e ERROR -e WARN "$OUT"/bench-robust-*.txt
+    ;;
+profile)
+    # Nsight Compute on one launch of each CUDA kernel still short of its
+    # target, on the benchmark's shapes: what bounds it (shared memory,
+    # DRAM, latency), and the kernel's own duration beside the benchmark's
+    # event-timed figure.
+    python3 - <<'PY'
+import numpy as np
+rng = np.random.default_rng(1)
+np.save('/tmp/img.npy', rng.random((8192, 8192), dtype=np.float32))
+np.save('/tmp/f5.npy', rng.random((5, 5), dtype=np.float32))
+np.save('/tmp/sig.npy', rng.random(1 << 26, dtype=np.float32))
+np.save('/tmp/t9.npy', rng.random(9, dtype=np.float32))
+np.save('/tmp/s20.npy', rng.random(1 << 20, dtype=np.float32))
+np.save('/tmp/h28.npy', (np.arange(1 << 28, dtype=np.uint32) * 2654435761 >> 24).astype(np.uint32))
+PY
+    export ROSETTA_CACHE_DIR=/tmp/rc-profile
+    for job in "conv2d /tmp/img.npy /tmp/f5.npy" "conv1d /tmp/sig.npy /tmp/t9.npy" \
+               "reduce /tmp/s20.npy" "histogram --bins 256 /tmp/h28.npy"; do
+        name=${job%% *}
+        # shellcheck disable=SC2086
+        timeout "${TP:-90}" ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section Occupancy --section LaunchStats -k "regex:^$name" \
+            "$B" run $job --backend cuda -o /tmp/o.npy > "$OUT/ncu-$name.txt" 2>&1
+        echo "$name exit $?"
+    done
+    grep -h -e "^  [a-z]" -e "Duration" -e "Throughput" -e "Shared" -e "Registers" "$OUT"/ncu-*.txt | head -80
+    ;;
 *)
-    echo "usage: $0 conform|bench|tune" >&2; exit 2 ;;
+    echo "usage: $0 conform|bench|tune|latency|robustness|profile" >&2; exit 2 ;;
 esac
