@@ -418,17 +418,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn only_the_cpu_backend_gets_the_cpu_geometry() {
-        let device = |api| rosetta_core::DeviceInfo {
+    fn device(api: rosetta_core::Api, caps: Capabilities) -> rosetta_core::DeviceInfo {
+        rosetta_core::DeviceInfo {
             api,
             index: 0,
             name: String::new(),
             driver: String::new(),
             driver_version: String::new(),
             physical: Default::default(),
-            caps: caps(None),
-        };
+            caps,
+        }
+    }
+
+    #[test]
+    fn only_the_cpu_backend_gets_the_cpu_geometry() {
+        let device = |api| device(api, caps(None));
         let cpu = device(rosetta_core::Api::Cpu);
         let big = Geometry::for_device(&cpu, 1 << 26).unwrap();
         assert_eq!((big.group_size, big.groups), (1024, 2 * 128));
@@ -471,15 +475,7 @@ mod tests {
             for subgroup_ops in [false, true] {
                 let mut c = caps(None);
                 c.subgroup_ops = subgroup_ops;
-                let device = rosetta_core::DeviceInfo {
-                    api,
-                    index: 0,
-                    name: String::new(),
-                    driver: String::new(),
-                    driver_version: String::new(),
-                    physical: Default::default(),
-                    caps: c,
-                };
+                let device = device(api, c);
                 let fences = matches!(api, Api::Cuda | Api::Vulkan | Api::Cpu);
                 let available = ReduceVariant::available(&device);
                 for v in ReduceVariant::ALL {
