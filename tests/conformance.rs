@@ -135,3 +135,36 @@ fn opencl() {
 fn cuda() {
     conform_api(Api::Cuda);
 }
+
+/// wgpu does not report compute units; its backend reads them from the
+/// Vulkan driver under a Vulkan adapter, so one GPU through wgpu and through
+/// the Vulkan backend gets the same count (and the same grids). Compared
+/// where both APIs name the device's PCI bus (VK_EXT_pci_bus_info: discrete
+/// GPUs; lavapipe has none).
+#[cfg(all(feature = "wgpu", feature = "vulkan"))]
+#[test]
+fn wgpu_and_vulkan_agree_on_compute_units() {
+    let discovery = discover(&[Api::Vulkan, Api::Wgpu]);
+    let devices = |api| match discovery.entry(api).map(|e| &e.status) {
+        Some(ApiStatus::Devices(devices)) => devices.clone(),
+        _ => Vec::new(),
+    };
+    let vulkan = devices(Api::Vulkan);
+    for w in devices(Api::Wgpu) {
+        let Some(bus) = w.info().physical.pci_bus_id.clone() else {
+            continue;
+        };
+        for v in vulkan
+            .iter()
+            .filter(|v| v.info().physical.pci_bus_id.as_ref() == Some(&bus))
+        {
+            assert_eq!(
+                w.info().caps.compute_units,
+                v.info().caps.compute_units,
+                "{} and {} (PCI {bus})",
+                w.info().id(),
+                v.info().id()
+            );
+        }
+    }
+}

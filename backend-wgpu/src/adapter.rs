@@ -172,7 +172,10 @@ fn open(
     let device_info = DeviceInfo {
         api: Api::Wgpu,
         index,
-        caps: capabilities(&info, &driver, &name, &driver_text),
+        caps: Capabilities {
+            compute_units: crate::compute_units::compute_units(adapter).unwrap_or(0),
+            ..capabilities(&info, &driver, &name, &driver_text)
+        },
         name,
         driver: driver_text,
         driver_version: driver_version(&info),
@@ -299,7 +302,8 @@ fn capabilities(
         // checked layer times with the host clock.
         timestamps: driver.has_timer(),
         max_buffer_bytes: max_buffer,
-        // wgpu reports neither the memory size nor the compute-unit count.
+        // wgpu reports neither the memory size nor the compute-unit count
+        // (`open` reads the latter from a Vulkan adapter's driver).
         memory_bytes: 0,
         compute_units: 0,
         loop_limit: llvmpipe_loop_limit(name, driver_text),

@@ -6,8 +6,11 @@
 //! Modules, each using only those listed before it:
 //! - `errors.rs`: error scopes, uncaptured errors and device loss, mapped to
 //!   [`rosetta_core::Error`];
+//! - `compute_units.rs`: the compute-unit count of a Vulkan adapter, read
+//!   from the driver underneath (wgpu does not report it), the crate's only
+//!   wgpu-hal access;
 //! - `gpu.rs`: the device and queue, waiting and mapping, and the crate's
-//!   only `unsafe` wgpu calls;
+//!   only `unsafe` wgpu calls besides that one;
 //! - `prelude.rs`: the subgroup helpers appended to kernels that have a
 //!   `SUBGROUPS` constant;
 //! - `memory.rs`: buffers; `queue.rs`: the in-order command recorder and the
@@ -50,6 +53,7 @@
 mod adapter;
 mod bindings;
 mod compile;
+mod compute_units;
 mod driver;
 mod errors;
 mod gpu;
