@@ -25,11 +25,12 @@
 //! nothing goes negative; the plan keeps `n + TILE + TAPS` below 2^32.
 //!
 //! # Variants
-//! `items1`, `items2`, `items4`, `items8`: outputs per invocation per tile
+//! `items1`, `items2`, `items4`, `items8`, `items16`: outputs per invocation per tile
 //! ([`Conv1dVariant`]). Workgroups are the preferred size (256), halved down
 //! to 32 where the taps and halo tile do not fit in shared memory.
 //! [`Conv1dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
-//! of `items4`, `items2`, `items1` that fits; conformance forces each one.
+//! of `items8`, `items4`, `items2`, `items1` that fits; conformance forces
+//! each one.
 //!
 //! # Limits (issue 10)
 //! - The signal is 1-D: `rosetta run conv1d` refuses a 2-D array
