@@ -19,6 +19,8 @@ OUT=$(mktemp -d)
 mkdir -p "$RESULTS"
 trap 'tar czf "$RESULTS/session-${1:-none}.tgz" -C "$OUT" .' EXIT
 export RUST_LOG=${RUST_LOG:-warn}
+# The H200 through each API (opencl:0 is PoCL, wgpu:1 its GL adapter).
+GPU_APIS=(--backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0)
 nvidia-smi -L > "$OUT/gpu.txt" 2>&1
 "$B" devices > "$OUT/devices.txt" 2>&1
 
@@ -51,14 +53,14 @@ bench)
     done
     cat "$OUT/first-op.txt"
     export ROSETTA_CACHE_DIR=/tmp/rc-bench
-    timeout "${TB:-330}" "$B" bench --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+    timeout "${TB:-330}" "$B" bench "${GPU_APIS[@]}" \
         --size large --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1; echo "bench exit $?"
     timeout 120 python3 scripts/vendor_baselines.py "$OUT/vendor.json" > "$OUT/vendor.txt" 2>&1; echo "vendor exit $?"
     tail -n 60 "$OUT/bench.txt"; cat "$OUT/vendor.txt"
     ;;
 tune)
     export ROSETTA_CACHE_DIR=/tmp/rc-tune
-    timeout "${TT:-300}" "$B" tune --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+    timeout "${TT:-300}" "$B" tune "${GPU_APIS[@]}" \
         --op matmul --op histogram --op conv2d --size large > "$OUT/tune.txt" 2>&1; echo "tune exit $?"
     grep -v -e ERROR -e WARN "$OUT/tune.txt"
     ;;
@@ -66,9 +68,9 @@ latency)
     # Sums from 2^16 to 2^28: the benchmark (the default variant), then the
     # tuner's timing of every variant (one launch and two) per size class.
     export ROSETTA_CACHE_DIR=/tmp/rc-latency
-    timeout "${TB:-150}" "$B" bench --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+    timeout "${TB:-150}" "$B" bench "${GPU_APIS[@]}" \
         --op reduce --size large --json "$OUT/bench-reduce.json" > "$OUT/bench-reduce.txt" 2>&1; echo "bench exit $?"
-    timeout "${TT:-200}" "$B" tune --backend cuda --backend vulkan --backend opencl:1 --backend wgpu:0 \
+    timeout "${TT:-200}" "$B" tune "${GPU_APIS[@]}" \
         --op reduce --size large > "$OUT/tune-reduce.txt" 2>&1; echo "tune exit $?"
     grep -v -e ERROR -e WARN "$OUT/bench-reduce.txt" "$OUT/tune-reduce.txt"
     ;;

@@ -341,11 +341,12 @@ impl Check for BackToBack {
         for (_, output) in &outputs {
             got.push(output.read::<u32>(1)?[0]);
         }
-        let expected: Vec<u32> = self
+        let expected = self
             .inputs
             .iter()
-            .map(|x| x.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
-            .collect();
+            .map(|x| reduce_int(x, ReduceOp::Sum))
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| Error::Internal("reference of a sum".into()))?;
         let mut verdict = compare_exact(&got, &expected);
         if verdict.status == crate::op::Status::Passed {
             verdict.detail = format!("{} launch(es) per run", plan.launches());

@@ -75,6 +75,15 @@ impl ReduceVariant {
         )
     }
 
+    /// The same workgroup combine in two launches.
+    pub fn two_launches(self) -> Self {
+        match self {
+            ReduceVariant::TreeOneLaunch => ReduceVariant::Tree,
+            ReduceVariant::SubgroupsOneLaunch => ReduceVariant::Subgroups,
+            two => two,
+        }
+    }
+
     /// The variants a device can run: subgroups where it has subgroup ops;
     /// one launch where its language has a device-scope fence, which the
     /// last workgroup needs to see the others' values (CUDA's
@@ -278,10 +287,10 @@ impl ReducePlan {
         let both_loops = loop_iterations(spec.len as u64, u64::from(groups), group_size)
             .saturating_add(loop_iterations(u64::from(groups), 1, group_size));
         let last_group = variant.one_launch() && groups > 1 && both_loops <= budget;
-        let variant = match (variant.one_launch() && !last_group && groups > 1, variant) {
-            (true, ReduceVariant::TreeOneLaunch) => ReduceVariant::Tree,
-            (true, ReduceVariant::SubgroupsOneLaunch) => ReduceVariant::Subgroups,
-            _ => variant,
+        let variant = if variant.one_launch() && groups > 1 && !last_group {
+            variant.two_launches()
+        } else {
+            variant
         };
         let kernel = prepare_kernel(
             backend,
@@ -490,6 +499,8 @@ mod tests {
         }
         for v in ReduceVariant::ALL {
             assert_eq!(ReduceVariant::from_name(v.name()), Some(v));
+            assert!(!v.two_launches().one_launch(), "{v:?}");
+            assert_eq!(v.two_launches().subgroups(), v.subgroups(), "{v:?}");
         }
     }
 }

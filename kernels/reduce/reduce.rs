@@ -160,7 +160,7 @@ fn run<R: Reduction>(group: &mut Group<'_>, bindings: &Bindings<'_>) {
         let lane = &mut last[g % group_size];
         *lane = R::combine(*lane, bytemuck::cast(word.load_u32()));
     }
-    let total = tree::<R>(group, &last);
+    let total = group_combine::<R>(group, &last);
     out[0].store_u32(bytemuck::cast(total));
     scratch[0].store_u32(0);
 }
@@ -213,12 +213,12 @@ fn accumulate<R: Reduction>(group: &mut Group<'_>, input: &[R::T], n: usize) -> 
         i += stride;
     }
 
-    tree::<R>(group, &acc)
+    group_combine::<R>(group, &acc)
 }
 
 /// Phases 2 and 3: the invocations' accumulators `acc` combined into one
 /// value.
-fn tree<R: Reduction>(group: &mut Group<'_>, acc: &[R::T]) -> R::T {
+fn group_combine<R: Reduction>(group: &mut Group<'_>, acc: &[R::T]) -> R::T {
     let group_size = group.size as usize;
     // Phase 2: accumulators to shared memory. — barrier —
     let shared: &mut [R::T] = bytemuck::cast_slice_mut(&mut group.shared[..group_size]);

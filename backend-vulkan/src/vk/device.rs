@@ -101,6 +101,7 @@ impl Device {
             )));
         };
         let supported = |feature: vk::Bool32| wanted.wide_and_narrow_types && feature == vk::TRUE;
+        let robust = wanted.robust_buffer_access && info.features.robust_buffer_access == vk::TRUE;
         let enabled = Enabled {
             // `float_atomic_add` is only set when the extension is listed.
             float_atomic_add: wanted.float_atomic_add && info.float_atomic_add,
@@ -114,12 +115,9 @@ impl Device {
             },
             // Only set when the extension is listed and the feature reported.
             pipeline_statistics: wanted.pipeline_statistics && info.pipeline_statistics,
-            robust_buffer_access: wanted.robust_buffer_access
-                && info.features.robust_buffer_access == vk::TRUE,
+            robust_buffer_access: robust,
             // The spec requires robustBufferAccess with robustBufferAccess2.
-            robust_buffer_access2: wanted.robust_buffer_access
-                && info.features.robust_buffer_access == vk::TRUE
-                && info.robust_buffer_access2,
+            robust_buffer_access2: robust && info.robust_buffer_access2,
         };
         let properties = &info.properties.limits;
         let limits = Limits {
@@ -184,10 +182,9 @@ impl Device {
             // device); the queue family exists (checked above) and one queue is
             // asked of it; the extensions (VK_EXT_shader_atomic_float,
             // VK_KHR_pipeline_executable_properties, VK_EXT_robustness2) are
-            // listed by the device
-            // and need nothing beyond Vulkan 1.1; every feature enabled is one
-            // the device reports; every pointer in `create_info` lives across
-            // the call.
+            // listed by the device and need nothing beyond Vulkan 1.1; every
+            // feature enabled is one the device reports; every pointer in
+            // `create_info` lives across the call.
             unsafe {
                 instance
                     .raw()
