@@ -7,6 +7,9 @@
 #   scripts/gpu-session.sh latency   # the sums: benchmark, and every reduce variant
 #   scripts/gpu-session.sh robustness  # Vulkan with and without robust buffer access
 #   scripts/gpu-session.sh profile   # Nsight Compute on the CUDA kernels still short of target
+#   scripts/gpu-session.sh conv2d    # conv2d: benchmark (default variant), every variant, cuDNN
+#   scripts/gpu-session.sh conform-all       # several GPUs (nvidia-h200-x2): `conform --backend all`
+#   scripts/gpu-session.sh conform-one-gpu   # the same on the first GPU only (and the CPU devices)
 # Results go to $OUT (the folder that comes back) as one tarball,
 # session-MODE.tgz: fewer files than the device tool's limit on returned
 # files. The build that runs here: `cargo build --release --features
@@ -113,6 +116,48 @@ PY
     done
     grep -h -e "^  [a-z]" -e "Duration" -e "Throughput" -e "Shared" -e "Registers" "$OUT"/ncu-*.txt | head -80
     ;;
+conv2d)
+    # The conv2d benchmark with the default variant, every variant through
+    # the tuner, and cuDNN on the same GPU right after.
+    export ROSETTA_CACHE_DIR=/tmp/rc-conv2d
+    timeout "${TB:-150}" "$B" bench "${GPU_APIS[@]}" \
+        --op conv2d --size large --json "$OUT/bench-conv2d.json" > "$OUT/bench-conv2d.txt" 2>&1; echo "bench exit $?"
+    timeout "${TT:-200}" "$B" tune "${GPU_APIS[@]}" \
+        --op conv2d --size large > "$OUT/tune-conv2d.txt" 2>&1; echo "tune exit $?"
+    timeout 150 python3 scripts/vendor_baselines.py "$OUT/vendor.json" > "$OUT/vendor.txt" 2>&1; echo "vendor exit $?"
+    grep -v -e ERROR -e WARN "$OUT/bench-conv2d.txt" "$OUT/tune-conv2d.txt"; grep -i conv "$OUT/vendor.txt"
+    ;;
+conform-all|conform-one-gpu)
+    # Hosts with several GPUs: the device list twice (indices must not
+    # move between runs), then the whole suite in one process, every device
+    # of every API (`conform-all`) or only those on the first GPU by PCI bus
+    # id plus the CPU devices (`conform-one-gpu`); `rosetta conform` runs
+    # different physical devices at once, so the wall times compare.
+    "$B" devices --json > "$OUT/devices-1.json" 2> /dev/null
+    "$B" devices --json > "$OUT/devices-2.json" 2> /dev/null
+    cmp -s "$OUT/devices-1.json" "$OUT/devices-2.json" && echo "device lists identical" || echo "DEVICE LISTS DIFFER"
+    if [ "$1" = conform-all ]; then
+        SEL=(--backend all)
+    else
+        read -r -a SEL < <(python3 - "$OUT/devices-1.json" <<'PY'
+import json, sys
+devices = [d for api in json.load(open(sys.argv[1]))["apis"] for d in api.get("devices", [])]
+bus = lambda d: d.get("physical", {}).get("pci_bus_id")
+first = min(bus(d) for d in devices if d["caps"]["device_type"] != "cpu" and bus(d))
+print(" ".join(f"--backend {d['api']}:{d['index']}" for d in devices
+               if d["caps"]["device_type"] == "cpu" or bus(d) == first))
+PY
+)
+    fi
+    echo "selection: ${SEL[*]}" | tee "$OUT/selection.txt"
+    export ROSETTA_CACHE_DIR=/tmp/rc-$1
+    s=$EPOCHREALTIME
+    timeout "${T:-575}" "$B" conform "${SEL[@]}" --out "$OUT/$1.json" > "$OUT/$1.txt" 2>&1
+    echo "exit $?" >> "$OUT/$1.txt"
+    e=$EPOCHREALTIME
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "process wall time %.1f s\n", e - s }' | tee -a "$OUT/$1.txt"
+    grep -E "^[a-z]+:[0-9]+: |wall time|conformance:|^exit" "$OUT/$1.txt"
+    ;;
 *)
-    echo "usage: $0 conform|bench|tune|latency|robustness|profile" >&2; exit 2 ;;
+    echo "usage: $0 conform|bench|tune|latency|robustness|profile|conv2d|conform-all|conform-one-gpu" >&2; exit 2 ;;
 esac

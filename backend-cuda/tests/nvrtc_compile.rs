@@ -192,3 +192,44 @@ fn the_reduce_kernel_builds_in_every_configuration() {
         }
     }
 }
+
+/// The conv2d kernel builds for every register-window shape the plan allows
+/// (up to 9 × 9 filters, 16 rows per thread: fully unrolled), and for the
+/// tiles with a filter the unroll pragmas leave as loops.
+#[test]
+fn the_conv2d_kernel_builds_as_windows_and_tiles() {
+    let def = rosetta_kernels::conv2d::kernel();
+    let configs = [
+        // (TILE_W, TILE_H, KH, KW, WINDOW)
+        (32, 32, 1, 1, 1),
+        (32, 64, 5, 5, 1),
+        (32, 128, 9, 9, 1),
+        (32, 128, 1, 9, 1),
+        (32, 32, 31, 31, 0),
+        (8, 8, 3, 5, 0),
+    ];
+    for (tile_w, tile_h, kh, kw, window) in configs {
+        for (border, elem) in [(0, 0), (1, 3)] {
+            let spec = KernelSpec::new(
+                def,
+                &[
+                    ("GROUP_SIZE", 256.min(tile_w * tile_h)),
+                    ("TILE_W", tile_w),
+                    ("TILE_H", tile_h),
+                    ("KH", kh),
+                    ("KW", kw),
+                    ("BORDER", border),
+                    ("ELEM", elem),
+                    ("WINDOW", window),
+                ],
+            )
+            .expect("a valid constant set");
+            let Some(result) = compiled(compile_offline(&spec, Target::Cubin(90), &[])) else {
+                return;
+            };
+            if let Err(e) = result {
+                panic!("{}: {}", spec.label(), e.chain());
+            }
+        }
+    }
+}

@@ -380,6 +380,38 @@ pub fn cases() -> Vec<Case> {
             v,
         ));
     }
+    // The register windows: several tiles down and across, the largest
+    // filter they hold (9 × 9), and one-row and one-column filters.
+    for variant in Conv2dVariant::ALL.into_iter().filter(|v| v.window()) {
+        let v = Some(variant);
+        all.push(case(
+            ops,
+            spec(300, 97, 9, 9, Border::Clamp),
+            Pixels::Random,
+            random,
+            false,
+            "",
+            v,
+        ));
+        all.push(case(
+            ops,
+            spec(261, 70, 1, 9, Border::Zero),
+            Pixels::Bytes,
+            small_filter,
+            true,
+            " small integer filter (exact)",
+            v,
+        ));
+        all.push(case(
+            ops,
+            spec(263, 45, 9, 1, Border::Clamp),
+            Pixels::Bytes,
+            small_filter,
+            true,
+            " small integer filter (exact)",
+            v,
+        ));
+    }
     all.push(
         case(
             ops,
@@ -441,8 +473,9 @@ fn limits_cases() -> Vec<Case> {
             over: true,
         },
     ));
-    // Long loops: a 31 × 31 filter of ones over ones, every tile shape.
-    for variant in Conv2dVariant::ALL {
+    // Long loops: a 31 × 31 filter of ones over ones, every tile shape (the
+    // register windows hold at most 9 × 9 filters).
+    for variant in Conv2dVariant::ALL.into_iter().filter(|v| !v.window()) {
         let s = spec(97, 101, 31, 31, Border::Zero);
         all.push(Case::new(
             name(&s, Elem::F32, " ones (long loops, exact)", Some(variant)),
@@ -666,13 +699,28 @@ impl Check for Huge {
 }
 
 /// Loop iterations of one invocation, counted from the kernels' loops as
-/// written (independently of the plan's own count): the filter load, and per
-/// tile the tile loop, the halo load, and for each of the invocation's
-/// outputs the filter rows, the products, the set-up and the store.
-fn kernel_loops(k: (u64, u64), tile: (u64, u64), group_size: u64, tiles_per_group: u64) -> u64 {
+/// written (independently of the plan's own count). Tiles: the filter load
+/// (shared out over the workgroup), and per tile the tile loop, the halo
+/// load, and for each of the invocation's outputs the filter rows, the
+/// products, the set-up and the store. Windows: the whole filter (into each
+/// invocation's registers), and per tile the tile loop, the halo load, the
+/// set-up and store of each output, and the halo rows the outputs cover,
+/// each with its filter-row width of values, each added to every output.
+fn kernel_loops(
+    k: (u64, u64),
+    tile: (u64, u64),
+    group_size: u64,
+    tiles_per_group: u64,
+    window: bool,
+) -> u64 {
     let ((kh, kw), (tw, th)) = (k, tile);
     let rows = tw * th / group_size;
     let halo = ((th + kh - 1) * (tw + kw - 1)).div_ceil(group_size);
+    if window {
+        let halo_rows = rows + kh - 1;
+        let per_tile = 1 + halo + rows + halo_rows * (1 + kw * (1 + rows)) + rows;
+        return kh * kw + tiles_per_group * per_tile;
+    }
     let outputs = rows * (1 + kh + kh * kw + 1);
     (kh * kw).div_ceil(group_size) + tiles_per_group * (1 + halo + outputs)
 }
@@ -712,10 +760,17 @@ impl Check for GridBudget {
                             (tw, th),
                             u64::from(g.group_size),
                             per_group,
+                            v.window(),
                         );
                         debug_assert_eq!(
                             loops,
-                            loop_iterations((k as u64, k as u64), g.tile, g.group_size, per_group)
+                            loop_iterations(
+                                (k as u64, k as u64),
+                                g.tile,
+                                g.group_size,
+                                per_group,
+                                v.window()
+                            )
                         );
                         debug_assert!(u64::from(g.group_size) <= gs);
                         let what = || format!("{h}x{w} filter {k}x{k} ({}, {elem})", v.name());
@@ -769,7 +824,20 @@ fn error_cases() -> Vec<Case> {
     let shape = |e: &Error| matches!(e, Error::ShapeMismatch(_));
     let filter = |e: &Error| matches!(e, Error::InvalidFilter(_));
     let argument = |e: &Error| matches!(e, Error::InvalidArgument(_));
+    let unsupported = |e: &Error| matches!(e, Error::Unsupported { .. });
     vec![
+        // The register windows hold 9 × 9 filters at most: a larger one
+        // forced on them is refused, not run with a truncated filter.
+        rejects(
+            "an 11x11 filter forced on a register window",
+            "Unsupported",
+            |ctx| {
+                let s = spec(40, 40, 11, 11, Border::Zero);
+                Conv2dPlan::with_variant(ctx.backend, &s, Elem::F32, Conv2dVariant::Window32x32)
+                    .map(drop)
+            },
+            unsupported,
+        ),
         rejects(
             "an even filter width",
             "InvalidFilter",

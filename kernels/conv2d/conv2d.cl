@@ -5,9 +5,11 @@
 // workgroup strides on by the grid's size when the grid holds fewer groups
 // than tiles). The GROUP_SIZE invocations cover the tile as TILE_W columns
 // by GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W·TILE_H /
-// GROUP_SIZE outputs of its column. Each workgroup loads the filter once,
-// then per tile the image pixels it needs (with the border rule) and
-// computes the tile's outputs from shared memory.
+// GROUP_SIZE outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows
+// apart (WINDOW = 0), or consecutive (WINDOW = 1). Each workgroup loads the
+// filter once (WINDOW = 1: each invocation, into registers), then per tile
+// the image pixels it needs (with the border rule) and computes the tile's
+// outputs from shared memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as uint words and converted to f32 when loaded into the halo tile.
 // Shared memory (the trailing `__local` argument, one block): shared_filter
@@ -18,15 +20,22 @@
 // Indices: uint. Halo positions are offset by the filter's radii so they
 // never go negative; the plan keeps height·width, height + TILE_H + KH and
 // width + TILE_W + KW below 2^32.
-// Registers: each invocation's ROWS accumulators live in `acc`; each filter
-// weight is read once for them, and each output sums the filter row by row,
-// in order.
+// Registers: each invocation's ROWS accumulators live in `acc`. WINDOW = 0:
+// each filter weight is read from shared memory once for them. WINDOW = 1
+// (the register window): the KH·KW weights live in `weight`, and the
+// invocation walks the ROWS + KH − 1 halo rows its outputs cover, reading
+// each value it needs once and adding it to every output whose filter
+// covers it: (ROWS + KH − 1)·KW shared reads for ROWS·KH·KW products
+// (the plan keeps KH·KW <= 81, ROWS <= 16). Either way each output sums
+// the filter row by row, in order.
 // Constants (-D NAME=valueu): GROUP_SIZE, TILE_W, TILE_H, KH, KW (odd),
-// BORDER (0 zero, 1 clamp), ELEM (0 f32, 3 u8).
+// BORDER (0 zero, 1 clamp), ELEM (0 f32, 3 u8), WINDOW (0 tiles, 1 register
+// window).
 
 #define STRIDE (TILE_W + KW - 1u)     // shared_tile row stride
 #define TILE_ROWS (TILE_H + KH - 1u)  // shared_tile rows
 #define ROW_STEP (GROUP_SIZE / TILE_W)
+#define OUT_STEP (WINDOW ? 1u : ROW_STEP)  // rows between one invocation's outputs
 #define ROWS (TILE_W * TILE_H / GROUP_SIZE)
 #define RY (KH / 2u)
 #define RX (KW / 2u)
@@ -67,7 +76,9 @@ void conv2d(__global const uint* restrict image, __global const float* restrict 
     __local float* shared_tile = shared + KH * KW; // TILE_ROWS * STRIDE
     const uint lid = get_local_id(0);
     const uint tx = lid % TILE_W; // this invocation's column in the tile
-    const uint ty = lid / TILE_W; // its first row
+    const uint ty = lid / TILE_W; // its row of invocations
+    // Its outputs' rows in the tile: oy + k·OUT_STEP for k < ROWS.
+    const uint oy = WINDOW ? ty * ROWS : ty;
     const uint tiles_x = width / TILE_W + (width % TILE_W != 0u ? 1u : 0u);
     const uint tiles_y = height / TILE_H + (height % TILE_H != 0u ? 1u : 0u);
     const uint tiles = tiles_x * tiles_y;
@@ -75,10 +86,18 @@ void conv2d(__global const uint* restrict image, __global const float* restrict 
     const uint first = (uint)get_group_id(1) * (uint)get_num_groups(0) + (uint)get_group_id(0);
     const uint groups = (uint)get_num_groups(0) * (uint)get_num_groups(1);
 
-    // Phase 1: the filter to shared memory.
+    // Phase 1: the filter to shared memory (WINDOW = 1: to registers).
+#if WINDOW
+    float weight[KH * KW];
+#pragma unroll
+    for (uint f = 0; f < KH * KW; f++) {
+        weight[f] = filter[f];
+    }
+#else
     for (uint f = lid; f < KH * KW; f += GROUP_SIZE) {
         shared_filter[f] = filter[f];
     }
+#endif
 
     for (uint t = first; t < tiles; t += groups) {
         // Phase a: the halo tile with the border rule. — barrier —
@@ -93,7 +112,7 @@ void conv2d(__global const uint* restrict image, __global const float* restrict 
         barrier(CLK_LOCAL_MEM_FENCE);
 
         // Phase b: this invocation's outputs (column tx, rows
-        // ty + k·ROW_STEP) from shared memory, each the sum over the filter
+        // oy + k·OUT_STEP) from shared memory, each the sum over the filter
         // row by row, in order; those inside the image are stored.
         // — barrier —
         float acc[ROWS];
@@ -101,19 +120,36 @@ void conv2d(__global const uint* restrict image, __global const float* restrict 
         for (uint k = 0; k < ROWS; k++) {
             acc[k] = 0.0f;
         }
+#if WINDOW
+        // Halo row oy + r holds filter row r − k of output k.
+#pragma unroll
+        for (uint r = 0; r < ROWS + KH - 1u; r++) {
+#pragma unroll
+            for (uint j = 0; j < KW; j++) {
+                const float v = shared_tile[(oy + r) * STRIDE + tx + j];
+#pragma unroll
+                for (uint k = 0; k < ROWS; k++) {
+                    if (r >= k && r - k < KH) {
+                        acc[k] += weight[(r - k) * KW + j] * v;
+                    }
+                }
+            }
+        }
+#else
         for (uint i = 0; i < KH; i++) {
             for (uint j = 0; j < KW; j++) {
                 const float w = shared_filter[i * KW + j];
 #pragma unroll
                 for (uint k = 0; k < ROWS; k++) {
-                    acc[k] += w * shared_tile[(ty + k * ROW_STEP + i) * STRIDE + tx + j];
+                    acc[k] += w * shared_tile[(oy + k * OUT_STEP + i) * STRIDE + tx + j];
                 }
             }
         }
+#endif
         const uint gx = x0 + tx;
 #pragma unroll
         for (uint k = 0; k < ROWS; k++) {
-            const uint gy = y0 + ty + k * ROW_STEP;
+            const uint gy = y0 + oy + k * OUT_STEP;
             if (gy < height && gx < width) {
                 out[gy * width + gx] = acc[k];
             }

@@ -6,9 +6,11 @@
 // workgroup strides on by the grid's size when the grid holds fewer groups
 // than tiles). The GROUP_SIZE invocations cover the tile as TILE_W columns
 // by GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W*TILE_H /
-// GROUP_SIZE outputs of its column. Each workgroup loads the filter once,
-// then per tile the image pixels it needs (with the border rule) and
-// computes the tile's outputs from shared memory.
+// GROUP_SIZE outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows
+// apart (WINDOW = 0), or consecutive (WINDOW = 1). Each workgroup loads the
+// filter once (WINDOW = 1: each invocation, into registers), then per tile
+// the image pixels it needs (with the border rule) and computes the tile's
+// outputs from shared memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as uint words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH*KW f32), then shared_tile, the halo tile
@@ -20,11 +22,16 @@
 // Indices: uint. Halo positions are offset by the filter's radii so they
 // never go negative; the plan keeps height*width, height + TILE_H + KH and
 // width + TILE_W + KW below 2^32.
-// Registers: each invocation's ROWS accumulators live in `acc`; each filter
-// weight is read once for them, and each output sums the filter row by row,
-// in order. The loops over ROWS are unrolled; the filter loops have constant
-// trip counts once the pipeline is built and are left to the driver
-// (forcing a 31x31 filter open makes huge shaders).
+// Registers: each invocation's ROWS accumulators live in `acc`. WINDOW = 0:
+// each filter weight is read from shared memory once for them; the loops
+// over ROWS are unrolled, the filter loops have constant trip counts once
+// the pipeline is built and are left to the driver (forcing a 31x31 filter
+// open makes huge shaders). WINDOW = 1 (the register window): the KH*KW
+// weights live in `weight`, and the invocation walks the ROWS + KH - 1 halo
+// rows its outputs cover, reading each value it needs once and adding it to
+// every output whose filter covers it: (ROWS + KH - 1)*KW shared reads for
+// ROWS*KH*KW products (the plan keeps KH*KW <= 81, ROWS <= 16; all its loops
+// unrolled). Either way each output sums the filter row by row, in order.
 // The filter binding is named `weights`: `filter` is reserved in GLSL.
 
 #extension GL_EXT_control_flow_attributes : enable
@@ -36,6 +43,7 @@ layout(constant_id = 3) const uint KH = 1; // odd
 layout(constant_id = 4) const uint KW = 1; // odd
 layout(constant_id = 5) const uint BORDER = 0; // 0 zero, 1 clamp
 layout(constant_id = 6) const uint ELEM = 0; // 0 f32 pixels, 3 u8 pixels
+layout(constant_id = 7) const uint WINDOW = 0; // 0 tiles, 1 register window
 layout(local_size_x_id = 0) in;
 
 layout(set = 0, binding = 0) restrict readonly buffer Image { uint image[]; };
@@ -48,10 +56,12 @@ layout(push_constant) uniform Params {
 
 const uint STRIDE = TILE_W + KW - 1u; // shared_tile row stride
 const uint TILE_ROWS = TILE_H + KH - 1u; // shared_tile rows
-const uint ROW_STEP = GROUP_SIZE / TILE_W; // rows between one invocation's outputs
+const uint ROW_STEP = GROUP_SIZE / TILE_W;
+const uint OUT_STEP = WINDOW == 1u ? 1u : ROW_STEP; // rows between one invocation's outputs
 const uint ROWS = TILE_W * TILE_H / GROUP_SIZE; // outputs per invocation
 const uint RY = KH / 2u;
 const uint RX = KW / 2u;
+const uint WEIGHTS = KH * KW * WINDOW + 1u - WINDOW; // the register filter (1 unused when WINDOW = 0)
 
 shared float shared_filter[KH * KW];
 shared float shared_tile[TILE_ROWS * STRIDE];
@@ -89,18 +99,26 @@ void main() {
     uint tiles_x = width / TILE_W + (width % TILE_W != 0u ? 1u : 0u);
     uint tiles_y = height / TILE_H + (height % TILE_H != 0u ? 1u : 0u);
     uint tiles = tiles_x * tiles_y;
-    // This invocation's column and first row of the tile; it computes
-    // ROWS outputs, ROW_STEP rows apart.
+    // This invocation's column and row of invocations in the tile; its
+    // outputs' rows are oy + k*OUT_STEP for k < ROWS.
     uint tx = lid % TILE_W;
     uint ty = lid / TILE_W;
+    uint oy = WINDOW == 1u ? ty * ROWS : ty;
     // This workgroup's first tile and the grid's size (x fastest).
     uint first = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     float acc[ROWS];
+    float weight[WEIGHTS];
 
-    // Phase 1: the filter to shared memory.
-    for (uint f = lid; f < KH * KW; f += GROUP_SIZE) {
-        shared_filter[f] = weights[f];
+    // Phase 1: the filter to shared memory (WINDOW = 1: to registers).
+    if (WINDOW == 1u) {
+        [[unroll]] for (uint f = 0u; f < KH * KW; f++) {
+            weight[f] = weights[f];
+        }
+    } else {
+        for (uint f = lid; f < KH * KW; f += GROUP_SIZE) {
+            shared_filter[f] = weights[f];
+        }
     }
 
     for (uint t = first; t < tiles; t += groups) {
@@ -116,23 +134,37 @@ void main() {
         barrier();
 
         // Phase b: this invocation's outputs (column tx, rows
-        // ty + k*ROW_STEP) from shared memory, each the sum over the filter
+        // oy + k*OUT_STEP) from shared memory, each the sum over the filter
         // row by row, in order; those inside the image are stored.
         // -- barrier --
         [[unroll]] for (uint k = 0u; k < ROWS; k++) {
             acc[k] = 0.0;
         }
-        for (uint i = 0u; i < KH; i++) {
-            for (uint j = 0u; j < KW; j++) {
-                float w = shared_filter[i * KW + j];
-                [[unroll]] for (uint k = 0u; k < ROWS; k++) {
-                    acc[k] += w * shared_tile[(ty + k * ROW_STEP + i) * STRIDE + tx + j];
+        if (WINDOW == 1u) {
+            // Halo row oy + r holds filter row r - k of output k.
+            [[unroll]] for (uint r = 0u; r < ROWS + KH - 1u; r++) {
+                [[unroll]] for (uint j = 0u; j < KW; j++) {
+                    float v = shared_tile[(oy + r) * STRIDE + tx + j];
+                    [[unroll]] for (uint k = 0u; k < ROWS; k++) {
+                        if (r >= k && r - k < KH) {
+                            acc[k] += weight[(r - k) * KW + j] * v;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (uint i = 0u; i < KH; i++) {
+                for (uint j = 0u; j < KW; j++) {
+                    float w = shared_filter[i * KW + j];
+                    [[unroll]] for (uint k = 0u; k < ROWS; k++) {
+                        acc[k] += w * shared_tile[(oy + k * OUT_STEP + i) * STRIDE + tx + j];
+                    }
                 }
             }
         }
         uint gx = x0 + tx;
         [[unroll]] for (uint k = 0u; k < ROWS; k++) {
-            uint gy = y0 + ty + k * ROW_STEP;
+            uint gy = y0 + oy + k * OUT_STEP;
             if (gy < height && gx < width) {
                 out_values[gy * width + gx] = acc[k];
             }

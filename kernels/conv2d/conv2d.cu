@@ -5,9 +5,11 @@
 // strides on by the grid's size when the grid holds fewer blocks than
 // tiles). The block's GROUP_SIZE threads cover the tile as TILE_W columns by
 // GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W·TILE_H / GROUP_SIZE
-// outputs of its column. Each block loads the filter once, then per tile the
-// image pixels it needs (with the border rule) and computes the tile's
-// outputs from shared memory.
+// outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows apart
+// (WINDOW = 0), or consecutive (WINDOW = 1). Each block loads the filter
+// once (WINDOW = 1: each thread, into registers), then per tile the image
+// pixels it needs (with the border rule) and computes the tile's outputs
+// from shared memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as 32-bit words and converted to f32 when loaded into the halo tile.
 // Shared memory (dynamic, one block): shared_filter (KH·KW f32), then
@@ -18,15 +20,21 @@
 // Indices: unsigned int. Halo positions are offset by the filter's radii so
 // they never go negative; the plan keeps height·width, height + TILE_H + KH
 // and width + TILE_W + KW below 2^32.
-// Registers: each thread's ROWS accumulators live in `acc`; each filter
-// weight is read once for them, and each output sums the filter row by row,
-// in order.
+// Registers: each thread's ROWS accumulators live in `acc`. WINDOW = 0: each
+// filter weight is read from shared memory once for them. WINDOW = 1 (the
+// register window): the KH·KW weights live in `weight`, and the thread walks
+// the ROWS + KH − 1 halo rows its outputs cover, reading each value it needs
+// once and adding it to every output whose filter covers it: (ROWS + KH − 1)
+// · KW shared reads for ROWS · KH · KW products (the plan keeps KH·KW ≤ 81,
+// ROWS ≤ 16). Either way each output sums the filter row by row, in order.
 // Constants (-D NAME=valueu): GROUP_SIZE, TILE_W, TILE_H, KH, KW (odd),
-// BORDER (0 zero, 1 clamp), ELEM (0 f32, 3 u8).
+// BORDER (0 zero, 1 clamp), ELEM (0 f32, 3 u8), WINDOW (0 tiles, 1 register
+// window).
 
 #define STRIDE (TILE_W + KW - 1u)     // shared_tile row stride
 #define TILE_ROWS (TILE_H + KH - 1u)  // shared_tile rows
 #define ROW_STEP (GROUP_SIZE / TILE_W)
+#define OUT_STEP (WINDOW ? 1u : ROW_STEP)  // rows between one thread's outputs
 #define ROWS (TILE_W * TILE_H / GROUP_SIZE)
 #define RY (KH / 2u)
 #define RX (KW / 2u)
@@ -67,7 +75,9 @@ conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter,
     float* shared_tile = shared + KH * KW; // TILE_ROWS * STRIDE
     const unsigned int lid = threadIdx.x;
     const unsigned int tx = lid % TILE_W;  // this thread's column in the tile
-    const unsigned int ty = lid / TILE_W;  // its first row
+    const unsigned int ty = lid / TILE_W;  // its row of threads
+    // Its outputs' rows in the tile: oy + k·OUT_STEP for k < ROWS.
+    const unsigned int oy = WINDOW ? ty * ROWS : ty;
     const unsigned int tiles_x = width / TILE_W + (width % TILE_W != 0u);
     const unsigned int tiles_y = height / TILE_H + (height % TILE_H != 0u);
     const unsigned int tiles = tiles_x * tiles_y;
@@ -75,8 +85,14 @@ conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter,
     const unsigned int first = blockIdx.y * gridDim.x + blockIdx.x;
     const unsigned int groups = gridDim.x * gridDim.y;
 
-    // Phase 1: the filter to shared memory.
+    // Phase 1: the filter to shared memory (WINDOW = 1: to registers).
+#if WINDOW
+    float weight[KH * KW];
+#pragma unroll
+    for (unsigned int f = 0; f < KH * KW; ++f) weight[f] = filter[f];
+#else
     for (unsigned int f = lid; f < KH * KW; f += GROUP_SIZE) shared_filter[f] = filter[f];
+#endif
 
     for (unsigned int t = first; t < tiles; t += groups) {
         // Phase a: the halo tile with the border rule. — barrier —
@@ -89,12 +105,26 @@ conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter,
         }
         __syncthreads();
 
-        // Phase b: this thread's outputs (column tx, rows ty + k·ROW_STEP)
+        // Phase b: this thread's outputs (column tx, rows oy + k·OUT_STEP)
         // from shared memory, each the sum over the filter row by row, in
         // order; those inside the image are stored. — barrier —
         float acc[ROWS];
 #pragma unroll
         for (unsigned int k = 0; k < ROWS; ++k) acc[k] = 0.0f;
+#if WINDOW
+        // Halo row oy + r holds filter row r − k of output k.
+#pragma unroll
+        for (unsigned int r = 0; r < ROWS + KH - 1u; ++r) {
+#pragma unroll
+            for (unsigned int j = 0; j < KW; ++j) {
+                const float v = shared_tile[(oy + r) * STRIDE + tx + j];
+#pragma unroll
+                for (unsigned int k = 0; k < ROWS; ++k) {
+                    if (r >= k && r - k < KH) acc[k] += weight[(r - k) * KW + j] * v;
+                }
+            }
+        }
+#else
 #pragma unroll(KH <= 9u ? KH : 1u)
         for (unsigned int i = 0; i < KH; ++i) {
 #pragma unroll(KW <= 9u ? KW : 4u)
@@ -102,14 +132,15 @@ conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter,
                 const float w = shared_filter[i * KW + j];
 #pragma unroll
                 for (unsigned int k = 0; k < ROWS; ++k) {
-                    acc[k] += w * shared_tile[(ty + k * ROW_STEP + i) * STRIDE + tx + j];
+                    acc[k] += w * shared_tile[(oy + k * OUT_STEP + i) * STRIDE + tx + j];
                 }
             }
         }
+#endif
         const unsigned int gx = x0 + tx;
 #pragma unroll
         for (unsigned int k = 0; k < ROWS; ++k) {
-            const unsigned int gy = y0 + ty + k * ROW_STEP;
+            const unsigned int gy = y0 + oy + k * OUT_STEP;
             if (gy < height && gx < width) out[gy * width + gx] = acc[k];
         }
         __syncthreads();

@@ -19,7 +19,10 @@
 // row, the border rule on either side); phase b computes BLOCK consecutive
 // outputs of a tile row at a time, a fixed-size block of sums that
 // vectorises, each output still summing the filter row by row, in order
-// (the same bits as one at a time).
+// (the same bits as one at a time). WINDOW (the register-window variants)
+// only changes how GPU invocations share out a tile's outputs and where they
+// keep the filter; the sums, and so the bits, are the same, so phase b
+// ignores it.
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 

@@ -5,9 +5,11 @@
 // workgroup strides on by the grid's size when the grid holds fewer groups
 // than tiles). The GROUP_SIZE invocations cover the tile as TILE_W columns
 // by GROUP_SIZE / TILE_W rows, each computing ROWS = TILE_W·TILE_H /
-// GROUP_SIZE outputs of its column. Each workgroup loads the filter once,
-// then per tile the image pixels it needs (with the border rule) and
-// computes the tile's outputs from shared memory.
+// GROUP_SIZE outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows
+// apart (WINDOW = 0), or consecutive (WINDOW = 1). Each workgroup loads the
+// filter once (WINDOW = 1: each invocation, into registers), then per tile
+// the image pixels it needs (with the border rule) and computes the tile's
+// outputs from shared memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as u32 words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH·KW f32), then shared_tile, the halo tile
@@ -19,9 +21,16 @@
 // Indices: u32. Halo positions are offset by the filter's radii so they never
 // go negative; the plan keeps height·width, height + TILE_H + KH and
 // width + TILE_W + KW below 2^32.
-// Outputs: one invocation computes its ROWS outputs one at a time (WGSL has
-// no private arrays sized by an override), each summing the filter row by
-// row, in order.
+// Registers: WINDOW = 0: one invocation computes its ROWS outputs one at a
+// time, each summing the filter row by row, in order, from shared memory.
+// WINDOW = 1 (the register window): its ROWS accumulators live in `acc` and
+// the KH·KW weights in `weight` — private arrays of MAX_ROWS and MAX_TAPS
+// values (WGSL sizes private arrays with constants, not overrides; the plan
+// keeps ROWS ≤ MAX_ROWS, KH·KW ≤ MAX_TAPS) — and the invocation walks the
+// ROWS + KH − 1 halo rows its outputs cover, reading each value it needs
+// once and adding it to every output whose filter covers it: (ROWS + KH − 1)
+// · KW shared reads for ROWS · KH · KW products, each output still summing
+// the filter row by row, in order.
 // The filter binding is named `weights`: `filter` is a reserved word in WGSL.
 
 override GROUP_SIZE: u32; // a multiple of TILE_W that divides TILE_W·TILE_H
@@ -31,6 +40,10 @@ override KH: u32; // odd
 override KW: u32; // odd
 override BORDER: u32; // 0 zero, 1 clamp
 override ELEM: u32; // 0 f32 pixels, 3 u8 pixels
+override WINDOW: u32; // 0 tiles, 1 register window
+
+const MAX_ROWS: u32 = 16u; // WINDOW_MAX_ROWS in plan.rs
+const MAX_TAPS: u32 = 81u; // WINDOW_MAX_TAPS in plan.rs
 
 struct Params {
     height: u32,
@@ -93,19 +106,28 @@ fn conv2d(
     let tiles = tiles_x * tiles_y;
     let stride = TILE_W + KW - 1u; // shared_tile row stride
     let tile_rows = TILE_H + KH - 1u;
-    // This invocation's column and first row of the tile; it computes
-    // `rows` outputs, `row_step` rows apart.
+    // This invocation's column and row of invocations in the tile; it
+    // computes `rows` outputs, rows oy + k·out_step.
     let tx = lid % TILE_W;
     let ty = lid / TILE_W;
-    let row_step = GROUP_SIZE / TILE_W;
     let rows = TILE_W * TILE_H / GROUP_SIZE;
+    let out_step = select(GROUP_SIZE / TILE_W, 1u, WINDOW == 1u);
+    let oy = select(ty, ty * rows, WINDOW == 1u);
     // This workgroup's first tile and the grid's size (x fastest).
     let first = group_id.y * num_groups.x + group_id.x;
     let groups = num_groups.x * num_groups.y;
 
-    // Phase 1: the filter to shared memory.
-    for (var f = lid; f < KH * KW; f += GROUP_SIZE) {
-        shared_filter[f] = weights[f];
+    // Phase 1: the filter to shared memory (WINDOW = 1: to registers).
+    var weight: array<f32, MAX_TAPS>;
+    var acc: array<f32, MAX_ROWS>;
+    if WINDOW == 1u {
+        for (var f = 0u; f < KH * KW; f++) {
+            weight[f] = weights[f];
+        }
+    } else {
+        for (var f = lid; f < KH * KW; f += GROUP_SIZE) {
+            shared_filter[f] = weights[f];
+        }
     }
 
     for (var t = first; t < tiles; t += groups) {
@@ -122,21 +144,44 @@ fn conv2d(
         workgroupBarrier();
 
         // Phase b: this invocation's outputs (column tx, rows
-        // ty + k·row_step) from shared memory, each the sum over the filter
+        // oy + k·out_step) from shared memory, each the sum over the filter
         // row by row, in order; those inside the image are stored.
         // — barrier —
         let gx = x0 + tx;
-        for (var k = 0u; k < rows; k++) {
-            let oy = ty + k * row_step;
-            var sum = 0.0;
-            for (var i = 0u; i < KH; i++) {
+        if WINDOW == 1u {
+            for (var k = 0u; k < rows; k++) {
+                acc[k] = 0.0;
+            }
+            // Halo row oy + r holds filter row r − k of output k.
+            for (var r = 0u; r < rows + KH - 1u; r++) {
                 for (var j = 0u; j < KW; j++) {
-                    sum += shared_filter[i * KW + j] * shared_tile[(oy + i) * stride + tx + j];
+                    let v = shared_tile[(oy + r) * stride + tx + j];
+                    for (var k = 0u; k < rows; k++) {
+                        if r >= k && r - k < KH {
+                            acc[k] += weight[(r - k) * KW + j] * v;
+                        }
+                    }
                 }
             }
-            let gy = y0 + oy;
-            if gy < height && gx < width {
-                out[gy * width + gx] = sum;
+            for (var k = 0u; k < rows; k++) {
+                let gy = y0 + oy + k;
+                if gy < height && gx < width {
+                    out[gy * width + gx] = acc[k];
+                }
+            }
+        } else {
+            for (var k = 0u; k < rows; k++) {
+                let row = oy + k * out_step;
+                var sum = 0.0;
+                for (var i = 0u; i < KH; i++) {
+                    for (var j = 0u; j < KW; j++) {
+                        sum += shared_filter[i * KW + j] * shared_tile[(row + i) * stride + tx + j];
+                    }
+                }
+                let gy = y0 + row;
+                if gy < height && gx < width {
+                    out[gy * width + gx] = sum;
+                }
             }
         }
         workgroupBarrier();

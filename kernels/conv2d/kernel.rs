@@ -12,7 +12,7 @@ pub fn kernel() -> &'static Arc<KernelDef> {
         Arc::new(
             crate::with_sources!(
                 KernelDef::builder("conv2d")
-                    .constants(["TILE_W", "TILE_H", "KH", "KW", "BORDER", "ELEM"])
+                    .constants(["TILE_W", "TILE_H", "KH", "KW", "BORDER", "ELEM", "WINDOW"])
                     .bindings([Access::Read, Access::Read, Access::ReadWrite])
                     .params(["height", "width"])
                     .dynamic_shared(true),

@@ -9,9 +9,12 @@
 //! Halo tiles in shared memory, one `TILE_W × TILE_H` tile of outputs per
 //! workgroup. The workgroup's `GROUP_SIZE` invocations cover it as `TILE_W`
 //! columns by `GROUP_SIZE / TILE_W` rows, each invocation computing
-//! `ROWS = TILE_W·TILE_H / GROUP_SIZE` outputs of its column (rows
-//! `ty + k·GROUP_SIZE/TILE_W`, `tx = lid % TILE_W`, `ty = lid / TILE_W`).
-//! 1. Load the filter into `shared_filter` (`KH·KW` f32).
+//! `ROWS = TILE_W·TILE_H / GROUP_SIZE` outputs of its column (`tx = lid %
+//! TILE_W`, `ty = lid / TILE_W`): rows `ty + k·GROUP_SIZE/TILE_W`
+//! (`WINDOW = 0`), or the consecutive rows `ty·ROWS + k` (`WINDOW = 1`, the
+//! register window).
+//! 1. Load the filter into `shared_filter` (`KH·KW` f32); with `WINDOW = 1`
+//!    each invocation loads it into its registers (`weight`) instead.
 //! 2. Over tiles: `for t = first; t < tiles; t += groups` with
 //!    `tiles = tiles_x · tiles_y` (`tiles_x = ceil(width / TILE_W)`,
 //!    `tiles_y = ceil(height / TILE_H)`), tile `t` at tile row `t / tiles_x`
@@ -26,7 +29,11 @@
 //!    barrier;
 //!    b. each invocation computes its outputs from shared memory, each the
 //!    sum over the filter row by row, in order, and stores those inside the
-//!    image;
+//!    image. With `WINDOW = 1` it walks the `ROWS + KH − 1` halo rows its
+//!    outputs cover once, reading each value it needs once and adding it to
+//!    every output whose filter covers it (filter row `r − k` of output
+//!    `k`): `(ROWS + KH − 1)·KW` shared reads instead of `ROWS·KH·KW`, the
+//!    same products in the same order;
 //!    c. barrier.
 //!
 //! Pixels (`ELEM`): f32 words (`ELEM = 0`), or u8 packed four to a 32-bit
@@ -40,11 +47,14 @@
 //! `width + TILE_W + KW` below 2^32.
 //!
 //! # Variants
-//! Tile shapes `tile32x32`, `tile32x16`, `tile32x8`, `tile16x16`, `tile16x8`,
-//! `tile8x8` ([`Conv2dVariant`]); workgroups of the preferred size (256), or
-//! the tile's size where smaller. [`Conv2dPlan::new`] takes the tuned
-//! variant ([`tune_class`]) or the largest tile that fits the device;
-//! conformance forces each one.
+//! Register windows `window32x64`, `window32x128`, `window32x32` (filters up
+//! to 9 × 9 and 16 outputs per invocation: [`plan::WINDOW_MAX_TAPS`],
+//! [`plan::WINDOW_MAX_ROWS`]) and tile shapes `tile32x32`, `tile32x16`,
+//! `tile32x8`, `tile16x16`, `tile16x8`, `tile8x8` ([`Conv2dVariant`]);
+//! workgroups of the preferred size (256), or the tile's size where smaller.
+//! [`Conv2dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
+//! of that list that fits the device and filter; conformance forces each
+//! one (a window forced on a larger filter is `Unsupported`).
 //!
 //! # Limits (issue 10)
 //! - Every product of user sizes is checked: a filter of (2^63 + 9) ×
@@ -57,14 +67,16 @@
 //! - Loops: on drivers that stop loops silently (llvmpipe), every invocation
 //!   stays within [`rosetta_core::Capabilities::loop_budget`] iterations —
 //!   the filter load, and per tile the halo load and the `KH × KW × ROWS`
-//!   products — or the plan refuses with `ExceedsLimit`
+//!   products (windows: `(ROWS + KH − 1) × KW × ROWS`) — or the plan
+//!   refuses with `ExceedsLimit`
 //!   ([`plan::loop_iterations`]).
 //! - More tiles than `max_groups[0]` (a very wide or tall image): the grid
 //!   goes on along y.
 //!
 //! # Interface
 //! - constants: `GROUP_SIZE`, `TILE_W`, `TILE_H`, `KH`, `KW` (odd), `BORDER`
-//!   (0 zero, 1 clamp), `ELEM` (0 f32, 3 u8: [`rosetta_core::Elem::code`]).
+//!   (0 zero, 1 clamp), `ELEM` (0 f32, 3 u8: [`rosetta_core::Elem::code`]),
+//!   `WINDOW` (0 tiles, 1 register window).
 //!   `GROUP_SIZE` is a multiple of `TILE_W` and divides `TILE_W·TILE_H`.
 //! - bindings: 0 `image` (read, `height·width` f32 words, or
 //!   `ceil(height·width / 4)` words of u8 pixels), 1 `filter` (read, `KH·KW`

@@ -9,12 +9,32 @@ use rosetta_core::{
 };
 use std::sync::Arc;
 
-/// The output tile one workgroup computes, `TILE_W × TILE_H`. Named as in
-/// reports, case names and the tuning cache. A variant is one kernel and its
-/// tiling; another kernel (several outputs per invocation along x, wide
-/// loads) would be another variant.
+/// The output tile one workgroup computes, `TILE_W × TILE_H`, and how its
+/// invocations share it out. Named as in reports, case names and the tuning
+/// cache.
+///
+/// - `tile*` variants give each invocation `ROWS` outputs of its column,
+///   `GROUP_SIZE / TILE_W` rows apart; every product reads the halo tile
+///   and the filter from shared memory (any filter shared memory holds).
+/// - `window*` variants (the kernel's `WINDOW = 1`) give each invocation
+///   `ROWS` *consecutive* outputs of its column and keep the filter in
+///   registers: it walks the `ROWS + KH − 1` halo rows they cover once and
+///   adds each value to every output whose filter covers it, so it reads
+///   `(ROWS + KH − 1) · KW` shared values for `ROWS · KH · KW` products
+///   instead of one per product. For filters of at most
+///   [`WINDOW_MAX_TAPS`] values and at most [`WINDOW_MAX_ROWS`] outputs per
+///   invocation (WGSL sizes its private arrays with constants).
+///
+/// Both sum each output's products in the same order (filter row by row,
+/// in order), so every variant gives the same bits on one device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conv2dVariant {
+    /// 32 × 128 outputs, consecutive rows per invocation, filter in registers.
+    Window32x128,
+    /// 32 × 64 outputs, consecutive rows per invocation, filter in registers.
+    Window32x64,
+    /// 32 × 32 outputs, consecutive rows per invocation, filter in registers.
+    Window32x32,
     /// 32 × 32 outputs (4 per invocation with workgroups of 256).
     Tile32x32,
     /// 32 × 16 outputs.
@@ -29,10 +49,22 @@ pub enum Conv2dVariant {
     Tile8x8,
 }
 
+/// The most filter values a `window*` variant keeps in registers (9 × 9).
+/// `conv2d.wgsl` sizes its private `weight` array with the same number.
+pub const WINDOW_MAX_TAPS: u64 = 81;
+
+/// The most outputs per invocation of a `window*` variant. `conv2d.wgsl`
+/// sizes its private `acc` array with the same number.
+pub const WINDOW_MAX_ROWS: u64 = 16;
+
 impl Conv2dVariant {
-    /// Every variant, largest tile first (the order [`Conv2dPlan::new`]
-    /// tries them in when nothing is tuned).
-    pub const ALL: [Conv2dVariant; 6] = [
+    /// Every variant, in the order [`Conv2dPlan::new`] tries them when
+    /// nothing is tuned: the register windows (fewest shared-memory reads
+    /// per output) from the tallest, then the tiles from the largest.
+    pub const ALL: [Conv2dVariant; 9] = [
+        Conv2dVariant::Window32x64,
+        Conv2dVariant::Window32x128,
+        Conv2dVariant::Window32x32,
         Conv2dVariant::Tile32x32,
         Conv2dVariant::Tile32x16,
         Conv2dVariant::Tile32x8,
@@ -44,6 +76,9 @@ impl Conv2dVariant {
     /// The name in reports, case names and the tuning cache.
     pub fn name(self) -> &'static str {
         match self {
+            Conv2dVariant::Window32x128 => "window32x128",
+            Conv2dVariant::Window32x64 => "window32x64",
+            Conv2dVariant::Window32x32 => "window32x32",
             Conv2dVariant::Tile32x32 => "tile32x32",
             Conv2dVariant::Tile32x16 => "tile32x16",
             Conv2dVariant::Tile32x8 => "tile32x8",
@@ -73,7 +108,9 @@ impl Conv2dVariant {
     /// `(TILE_W, TILE_H)`.
     pub fn tile(self) -> (u32, u32) {
         match self {
-            Conv2dVariant::Tile32x32 => (32, 32),
+            Conv2dVariant::Window32x128 => (32, 128),
+            Conv2dVariant::Window32x64 => (32, 64),
+            Conv2dVariant::Window32x32 | Conv2dVariant::Tile32x32 => (32, 32),
             Conv2dVariant::Tile32x16 => (32, 16),
             Conv2dVariant::Tile32x8 => (32, 8),
             Conv2dVariant::Tile16x16 => (16, 16),
@@ -81,6 +118,38 @@ impl Conv2dVariant {
             Conv2dVariant::Tile8x8 => (8, 8),
         }
     }
+
+    /// Whether it is a register-window variant (the kernel's `WINDOW`).
+    pub fn window(self) -> bool {
+        matches!(
+            self,
+            Conv2dVariant::Window32x128 | Conv2dVariant::Window32x64 | Conv2dVariant::Window32x32
+        )
+    }
+}
+
+/// The workgroup size of `variant` on a device: the preferred size, or the
+/// tile's size where smaller.
+fn group_size(caps: &Capabilities, variant: Conv2dVariant) -> u32 {
+    let (tw, th) = variant.tile();
+    preferred_group_size(caps).min(tw * th)
+}
+
+/// Why a `window*` variant cannot keep a `kh × kw` filter and `rows`
+/// outputs per invocation in registers, or `None` if it can.
+fn window_refusal(variant: Conv2dVariant, kh: u64, kw: u64, rows: u64) -> Option<String> {
+    if !variant.window() {
+        return None;
+    }
+    let taps = kh.saturating_mul(kw);
+    (taps > WINDOW_MAX_TAPS || rows > WINDOW_MAX_ROWS).then(|| {
+        format!(
+            "conv2d variant '{}' keeps at most {WINDOW_MAX_TAPS} filter values and \
+             {WINDOW_MAX_ROWS} outputs per invocation in registers: this is a {kh}x{kw} \
+             filter ({taps} values) and {rows} outputs",
+            variant.name()
+        )
+    })
 }
 
 /// Refuse names that are not variants (workloads and the tuner pass names).
@@ -105,20 +174,31 @@ pub fn shared_bytes(tile: (u32, u32), kh: u64, kw: u64) -> u64 {
 }
 
 /// Loop iterations one invocation runs, counted generously (every loop of
-/// the kernel as written, nested loops multiplied): the filter load, and per
-/// tile the tile loop itself, the halo load, and for each of its `rows`
-/// outputs the filter's rows and products plus set-up and store.
+/// the kernel as written, nested loops multiplied). `tile*` variants: the
+/// filter load (shared by the workgroup), and per tile the tile loop itself,
+/// the halo load, and for each of its `rows` outputs the filter's rows and
+/// products plus set-up and store. `window*` variants: the whole filter
+/// (each invocation loads it into registers), and per tile the tile loop,
+/// the halo load, set-up and store of the `rows` outputs, and for each of
+/// the `rows + KH − 1` halo rows its `KW` values, each added to `rows`
+/// outputs.
 pub fn loop_iterations(
     (kh, kw): (u64, u64),
     tile: (u32, u32),
     group_size: u32,
     tiles_per_group: u64,
+    window: bool,
 ) -> u64 {
     let gs = u64::from(group_size);
     let (tw, th) = (u64::from(tile.0), u64::from(tile.1));
     let rows = tw * th / gs;
     let halo = ((th + kh - 1) * (tw + kw - 1)).div_ceil(gs);
-    (kh * kw).div_ceil(gs) + tiles_per_group * (1 + halo + rows * (kh * kw + kh + 2))
+    if window {
+        let products = (rows + kh - 1) * (1 + kw + kw * rows);
+        kh * kw + tiles_per_group * (1 + halo + 2 * rows + products)
+    } else {
+        (kh * kw).div_ceil(gs) + tiles_per_group * (1 + halo + rows * (kh * kw + kh + 2))
+    }
 }
 
 /// Launch geometry of one plan.
@@ -186,7 +266,7 @@ pub fn geometry(
         width + tw + kw,
         max,
     )?;
-    let group_size = preferred_group_size(caps).min(tile.0 * tile.1);
+    let group_size = group_size(caps, variant);
     // Workgroups too small for the tile's width (a device limit).
     if !group_size.is_multiple_of(tile.0) || !(tile.0 * tile.1).is_multiple_of(group_size) {
         return Err(Error::ExceedsLimit {
@@ -194,6 +274,18 @@ pub fn geometry(
             requested: tw,
             limit: u64::from(group_size),
         });
+    }
+    if variant.window() {
+        check_limit(
+            "conv2d window variant filter values (registers)",
+            kh.saturating_mul(kw),
+            WINDOW_MAX_TAPS,
+        )?;
+        check_limit(
+            "conv2d window variant outputs per invocation (registers)",
+            tw * th / u64::from(group_size),
+            WINDOW_MAX_ROWS,
+        )?;
     }
     let shared = shared_bytes(tile, kh, kw);
     check_limit(
@@ -213,7 +305,13 @@ pub fn geometry(
         count + total,
         max,
     )?;
-    let loops = loop_iterations((kh, kw), tile, group_size, count.div_ceil(total));
+    let loops = loop_iterations(
+        (kh, kw),
+        tile,
+        group_size,
+        count.div_ceil(total),
+        variant.window(),
+    );
     check_limit(
         "conv2d loop iterations per invocation (the driver stops longer loops silently)",
         loops,
@@ -305,7 +403,13 @@ impl Conv2dPlan {
         elem: Elem,
         variant: Conv2dVariant,
     ) -> Result<Self> {
-        let geometry = geometry(&backend.info().caps, spec, elem, variant)?;
+        let info = backend.info();
+        let (tw, th) = variant.tile();
+        let rows = u64::from(tw * th / group_size(&info.caps, variant).max(1));
+        if let Some(why) = window_refusal(variant, spec.kh as u64, spec.kw as u64, rows) {
+            return Err(Error::unsupported(info.api, why));
+        }
+        let geometry = geometry(&info.caps, spec, elem, variant)?;
         let launch = Launch {
             groups: geometry.groups,
             group_size: geometry.group_size,
@@ -322,6 +426,7 @@ impl Conv2dPlan {
                 ("KW", spec.kw as u32),
                 ("BORDER", spec.border.code()),
                 ("ELEM", elem.code()),
+                ("WINDOW", u32::from(variant.window())),
             ],
             &launch,
         )?;
@@ -575,5 +680,50 @@ mod tests {
         };
         assert!(fits(k));
         assert!(!fits(k + 2));
+    }
+
+    #[test]
+    fn register_windows_take_filters_up_to_9x9_and_16_rows() {
+        let caps = lavapipe();
+        for v in Conv2dVariant::ALL.into_iter().filter(|v| v.window()) {
+            let g = geometry(&caps, &spec(300, 300, 9), Elem::F32, v);
+            let (tw, th) = v.tile();
+            let rows = u64::from(tw * th / preferred_group_size(&caps).min(tw * th));
+            assert_eq!(g.is_ok(), rows <= WINDOW_MAX_ROWS, "{v:?}: {g:?}");
+            assert!(matches!(
+                geometry(&caps, &spec(300, 300, 11), Elem::F32, v),
+                Err(Error::ExceedsLimit { .. })
+            ));
+            let tall = Conv2dSpec {
+                kh: 81,
+                kw: 1,
+                ..spec(300, 300, 1)
+            };
+            assert_eq!(
+                geometry(&caps, &tall, Elem::U8, v).is_ok(),
+                rows <= WINDOW_MAX_ROWS
+            );
+        }
+        // Workgroups of 64 give 32 × 64 tiles 32 rows per invocation: refused.
+        let small = Capabilities {
+            max_group_invocations: 64,
+            ..lavapipe()
+        };
+        assert!(matches!(
+            geometry(
+                &small,
+                &spec(64, 64, 3),
+                Elem::F32,
+                Conv2dVariant::Window32x64
+            ),
+            Err(Error::ExceedsLimit { .. })
+        ));
+    }
+
+    #[test]
+    fn the_wgsl_arrays_match_the_window_limits() {
+        let wgsl = include_str!("conv2d.wgsl");
+        assert!(wgsl.contains(&format!("const MAX_ROWS: u32 = {WINDOW_MAX_ROWS}u;")));
+        assert!(wgsl.contains(&format!("const MAX_TAPS: u32 = {WINDOW_MAX_TAPS}u;")));
     }
 }
