@@ -53,8 +53,9 @@
 //! `tile32x8`, `tile16x16`, `tile16x8`, `tile8x8` ([`Conv2dVariant`]);
 //! workgroups of the preferred size (256), or the tile's size where smaller.
 //! [`Conv2dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
-//! of that list that fits the device and filter; conformance forces each
-//! one (a window forced on a larger filter is `Unsupported`).
+//! of that list that fits the device and filter (on PoCL the tiles come
+//! first: [`Conv2dVariant::default_order`]); conformance forces each one (a
+//! window forced on a larger filter is `Unsupported`).
 //!
 //! # Limits (issue 10)
 //! - Every product of user sizes is checked: a filter of (2^63 + 9) ×
