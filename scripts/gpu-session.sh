@@ -105,9 +105,19 @@ np.save('/tmp/s20.npy', rng.random(1 << 20, dtype=np.float32))
 np.save('/tmp/h28.npy', (np.arange(1 << 28, dtype=np.uint32) * 2654435761 >> 24).astype(np.uint32))
 PY
     export ROSETTA_CACHE_DIR=/tmp/rc-profile
+    # OPS=conv2d,conv1d limits the kernels; TUNED=1 profiles the variants
+    # the tuner picks for CUDA (`rosetta tune` first) instead of the defaults.
+    OPS=${OPS:-conv2d,conv1d,reduce,histogram}
+    if [ "${TUNED:-0}" = 1 ]; then
+        # shellcheck disable=SC2046
+        timeout 120 "$B" tune --backend cuda $(echo "$OPS" | tr ',' '\n' | sed 's/^/--op /') \
+            --size large > "$OUT/tune-profile.txt" 2>&1; echo "tune exit $?"
+        grep -e "->" "$OUT/tune-profile.txt"
+    fi
     for job in "conv2d /tmp/img.npy /tmp/f5.npy" "conv1d /tmp/sig.npy /tmp/t9.npy" \
                "reduce /tmp/s20.npy" "histogram --bins 256 /tmp/h28.npy"; do
         name=${job%% *}
+        case ",$OPS," in *",$name,"*) ;; *) continue ;; esac
         # shellcheck disable=SC2086
         timeout "${TP:-90}" ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
             --section Occupancy --section LaunchStats -k "regex:^$name" \
