@@ -340,77 +340,75 @@ pub fn cases() -> Vec<Case> {
         }
     }
     // Every variant, forced, whatever the device would choose: f32 and u8,
-    // both borders, images smaller than one tile.
-    for variant in Conv2dVariant::ALL {
-        let v = Some(variant);
-        all.push(case(
-            ops,
+    // both borders, images smaller than one tile. The register windows also
+    // get several tiles down and across, the largest filter they hold
+    // (9 × 9), and one-row and one-column filters.
+    type Forced = (
+        Conv2dSpec,
+        Pixels,
+        fn(u64, usize) -> Vec<f32>,
+        bool,
+        &'static str,
+    );
+    let exact = " small integer filter (exact)";
+    let every: [Forced; 4] = [
+        (
             spec(67, 131, 5, 5, Border::Zero),
             Pixels::Random,
             random,
             false,
             "",
-            v,
-        ));
-        all.push(case(
-            ops,
+        ),
+        (
             spec(13, 9, 3, 3, Border::Clamp),
             Pixels::Random,
             random,
             false,
             "",
-            v,
-        ));
-        all.push(case(
-            ops,
+        ),
+        (
             spec(67, 131, 3, 7, Border::Clamp),
             Pixels::Bytes,
             small_filter,
             true,
-            " small integer filter (exact)",
-            v,
-        ));
-        all.push(case(
-            ops,
+            exact,
+        ),
+        (
             spec(67, 131, 7, 3, Border::Zero),
             Pixels::Bytes,
             random,
             false,
             "",
-            v,
-        ));
-    }
-    // The register windows: several tiles down and across, the largest
-    // filter they hold (9 × 9), and one-row and one-column filters.
-    for variant in Conv2dVariant::ALL.into_iter().filter(|v| v.window()) {
-        let v = Some(variant);
-        all.push(case(
-            ops,
+        ),
+    ];
+    let windows: [Forced; 3] = [
+        (
             spec(300, 97, 9, 9, Border::Clamp),
             Pixels::Random,
             random,
             false,
             "",
-            v,
-        ));
-        all.push(case(
-            ops,
+        ),
+        (
             spec(261, 70, 1, 9, Border::Zero),
             Pixels::Bytes,
             small_filter,
             true,
-            " small integer filter (exact)",
-            v,
-        ));
-        all.push(case(
-            ops,
+            exact,
+        ),
+        (
             spec(263, 45, 9, 1, Border::Clamp),
             Pixels::Bytes,
             small_filter,
             true,
-            " small integer filter (exact)",
-            v,
-        ));
+            exact,
+        ),
+    ];
+    for variant in Conv2dVariant::ALL {
+        let more: &[Forced] = if variant.window() { &windows } else { &[] };
+        for &(s, pixels, filter, is_exact, label) in every.iter().chain(more) {
+            all.push(case(ops, s, pixels, filter, is_exact, label, Some(variant)));
+        }
     }
     all.push(
         case(

@@ -744,18 +744,13 @@ mod tests {
 
     #[test]
     fn the_windows_come_first_except_on_pocl() {
-        use rosetta_core::{Api, DeviceInfo, DeviceType};
-        let device = |api, device_type| DeviceInfo {
-            api,
-            index: 0,
-            name: String::new(),
-            driver: String::new(),
-            driver_version: String::new(),
-            physical: Default::default(),
-            caps: Capabilities {
+        use rosetta_core::{Api, DeviceType};
+        let device = |api, device_type| {
+            let caps = Capabilities {
                 device_type,
                 ..lavapipe()
-            },
+            };
+            crate::op::test_device(api, caps)
         };
         for api in Api::ALL {
             for device_type in [DeviceType::Cpu, DeviceType::DiscreteGpu] {

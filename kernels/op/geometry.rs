@@ -77,6 +77,21 @@ pub fn check_binding(
     Ok(())
 }
 
+/// A device of `api` with `caps`, nameless and driverless: what plans'
+/// unit tests choose for.
+#[cfg(test)]
+pub(crate) fn test_device(api: Api, caps: Capabilities) -> DeviceInfo {
+    DeviceInfo {
+        api,
+        index: 0,
+        name: String::new(),
+        driver: String::new(),
+        driver_version: String::new(),
+        physical: Default::default(),
+        caps,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,8 @@ pub use case::{
 };
 pub use cli::{CliOption, CliSpec, OptionKind, Options};
 pub use exact::Exact;
+#[cfg(test)]
+pub(crate) use geometry::test_device;
 pub use geometry::{
     check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param, workgroup_model,
 };

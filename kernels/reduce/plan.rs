@@ -427,17 +427,7 @@ mod tests {
         }
     }
 
-    fn device(api: rosetta_core::Api, caps: Capabilities) -> rosetta_core::DeviceInfo {
-        rosetta_core::DeviceInfo {
-            api,
-            index: 0,
-            name: String::new(),
-            driver: String::new(),
-            driver_version: String::new(),
-            physical: Default::default(),
-            caps,
-        }
-    }
+    use crate::op::test_device as device;
 
     #[test]
     fn only_the_cpu_backend_gets_the_cpu_geometry() {
