@@ -306,28 +306,21 @@ mod tests {
 
     /// A CPU-type device description (no backend needed).
     fn rosetta_backend_cpu_free_info() -> DeviceInfo {
-        DeviceInfo {
-            api: rosetta_core::Api::Cpu,
-            index: 0,
-            name: "test".into(),
-            driver: String::new(),
-            driver_version: String::new(),
-            physical: Default::default(),
-            caps: rosetta_core::Capabilities {
-                device_type: rosetta_core::DeviceType::Cpu,
-                max_shared_bytes: 32 << 10,
-                max_group_size: [1024, 1024, 64],
-                max_group_invocations: 1024,
-                max_groups: [65_535; 3],
-                subgroup_sizes: None,
-                subgroup_ops: false,
-                float_atomics: false,
-                timestamps: false,
-                max_buffer_bytes: 1 << 30,
-                memory_bytes: 1 << 32,
-                compute_units: 2,
-                loop_limit: None,
-            },
-        }
+        let caps = rosetta_core::Capabilities {
+            device_type: rosetta_core::DeviceType::Cpu,
+            max_shared_bytes: 32 << 10,
+            max_group_size: [1024, 1024, 64],
+            max_group_invocations: 1024,
+            max_groups: [65_535; 3],
+            subgroup_sizes: None,
+            subgroup_ops: false,
+            float_atomics: false,
+            timestamps: false,
+            max_buffer_bytes: 1 << 30,
+            memory_bytes: 1 << 32,
+            compute_units: 2,
+            loop_limit: None,
+        };
+        crate::op::test_device(rosetta_core::Api::Cpu, caps)
     }
 }
