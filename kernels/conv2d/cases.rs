@@ -409,6 +409,31 @@ pub fn cases() -> Vec<Case> {
         for &(s, pixels, filter, is_exact, label) in every.iter().chain(more) {
             all.push(case(ops, s, pixels, filter, is_exact, label, Some(variant)));
         }
+        // The kernels skip the border rule for tiles whose halo lies inside
+        // the image: here the second tile row (column) has one halo row
+        // (column) past the image's edge, and its neighbour lies inside.
+        let (tw, th) = variant.tile();
+        let (tw, th) = (tw as usize, th as usize);
+        for (s, label) in [
+            (
+                spec(2 * th + 1, 3 * tw + 2, 5, 5, Border::Clamp),
+                " (a halo one row past the image)",
+            ),
+            (
+                spec(3 * th + 2, 2 * tw + 1, 5, 5, Border::Clamp),
+                " (a halo one column past the image)",
+            ),
+        ] {
+            all.push(case(
+                ops,
+                s,
+                Pixels::Random,
+                random,
+                false,
+                label,
+                Some(variant),
+            ));
+        }
     }
     all.push(
         case(
@@ -703,7 +728,7 @@ impl Check for Huge {
 /// products, the set-up and the store. Windows: the whole filter (into each
 /// invocation's registers), and per tile the tile loop, the halo load, the
 /// set-up and store of each output, and the halo rows the outputs cover,
-/// each with its filter-row width of values, each added to every output.
+/// each with its filter-row width of values, each through every filter row.
 fn kernel_loops(
     k: (u64, u64),
     tile: (u64, u64),
@@ -716,7 +741,7 @@ fn kernel_loops(
     let halo = ((th + kh - 1) * (tw + kw - 1)).div_ceil(group_size);
     if window {
         let halo_rows = rows + kh - 1;
-        let per_tile = 1 + halo + rows + halo_rows * (1 + kw * (1 + rows)) + rows;
+        let per_tile = 1 + halo + rows + halo_rows * (1 + kw * (1 + kh)) + rows;
         return kh * kw + tiles_per_group * per_tile;
     }
     let outputs = rows * (1 + kh + kh * kw + 1);

@@ -9,8 +9,9 @@
 // GROUP_SIZE outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows
 // apart (WINDOW = 0), or consecutive (WINDOW = 1). Each workgroup loads the
 // filter once (WINDOW = 1: each invocation, into registers), then per tile
-// the image pixels it needs (with the border rule) and computes the tile's
-// outputs from shared memory.
+// the image pixels it needs (with the border rule, which tiles whose halo
+// lies inside the image skip) and computes the tile's outputs from shared
+// memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as uint words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH*KW f32), then shared_tile, the halo tile
@@ -126,10 +127,22 @@ void main() {
         // Slot (r, c) holds the pixel at row y0 + r - RY, column x0 + c - RX.
         uint y0 = (t / tiles_x) * TILE_H;
         uint x0 = (t % tiles_x) * TILE_W;
-        for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
-            uint r = s / STRIDE;
-            uint c = s % STRIDE;
-            shared_tile[s] = pixel(y0 + r, x0 + c);
+        // A tile whose halo lies inside the image (most of a large one) skips
+        // the border rule: slot (r, c) is pixel origin + r*width + c.
+        bool inside = y0 >= RY && x0 >= RX && y0 + TILE_ROWS - RY <= height && x0 + STRIDE - RX <= width;
+        if (inside) {
+            uint origin = (y0 - RY) * width + (x0 - RX);
+            for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+                uint r = s / STRIDE;
+                uint c = s % STRIDE;
+                shared_tile[s] = load(origin + r * width + c);
+            }
+        } else {
+            for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+                uint r = s / STRIDE;
+                uint c = s % STRIDE;
+                shared_tile[s] = pixel(y0 + r, x0 + c);
+            }
         }
         barrier();
 
@@ -141,13 +154,13 @@ void main() {
             acc[k] = 0.0;
         }
         if (WINDOW == 1u) {
-            // Halo row oy + r holds filter row r - k of output k.
+            // Halo row oy + r holds filter row i of output k = r - i.
             [[unroll]] for (uint r = 0u; r < ROWS + KH - 1u; r++) {
                 [[unroll]] for (uint j = 0u; j < KW; j++) {
                     float v = shared_tile[(oy + r) * STRIDE + tx + j];
-                    [[unroll]] for (uint k = 0u; k < ROWS; k++) {
-                        if (r >= k && r - k < KH) {
-                            acc[k] += weight[(r - k) * KW + j] * v;
+                    [[unroll]] for (uint i = 0u; i < KH; i++) {
+                        if (r >= i && r - i < ROWS) {
+                            acc[r - i] += weight[i * KW + j] * v;
                         }
                     }
                 }

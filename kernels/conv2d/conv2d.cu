@@ -8,8 +8,8 @@
 // outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows apart
 // (WINDOW = 0), or consecutive (WINDOW = 1). Each block loads the filter
 // once (WINDOW = 1: each thread, into registers), then per tile the image
-// pixels it needs (with the border rule) and computes the tile's outputs
-// from shared memory.
+// pixels it needs (with the border rule, which tiles whose halo lies inside
+// the image skip) and computes the tile's outputs from shared memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as 32-bit words and converted to f32 when loaded into the halo tile.
 // Shared memory (dynamic, one block): shared_filter (KH·KW f32), then
@@ -99,9 +99,20 @@ conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter,
         // Slot (r, c) holds the pixel at row y0 + r − RY, column x0 + c − RX.
         const unsigned int y0 = (t / tiles_x) * TILE_H;
         const unsigned int x0 = (t % tiles_x) * TILE_W;
-        for (unsigned int s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
-            const unsigned int r = s / STRIDE, c = s % STRIDE;
-            shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
+        // A tile whose halo lies inside the image (most of a large one) skips
+        // the border rule: slot (r, c) is pixel origin + r·width + c.
+        const bool inside = y0 >= RY && x0 >= RX && y0 + TILE_ROWS - RY <= height && x0 + STRIDE - RX <= width;
+        if (inside) {
+            const unsigned int origin = (y0 - RY) * width + (x0 - RX);
+            for (unsigned int s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+                const unsigned int r = s / STRIDE, c = s % STRIDE;
+                shared_tile[s] = load(image, origin + r * width + c);
+            }
+        } else {
+            for (unsigned int s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+                const unsigned int r = s / STRIDE, c = s % STRIDE;
+                shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
+            }
         }
         __syncthreads();
 
@@ -112,15 +123,15 @@ conv2d(const unsigned int* __restrict__ image, const float* __restrict__ filter,
 #pragma unroll
         for (unsigned int k = 0; k < ROWS; ++k) acc[k] = 0.0f;
 #if WINDOW
-        // Halo row oy + r holds filter row r − k of output k.
+        // Halo row oy + r holds filter row i of output k = r − i.
 #pragma unroll
         for (unsigned int r = 0; r < ROWS + KH - 1u; ++r) {
 #pragma unroll
             for (unsigned int j = 0; j < KW; ++j) {
                 const float v = shared_tile[(oy + r) * STRIDE + tx + j];
 #pragma unroll
-                for (unsigned int k = 0; k < ROWS; ++k) {
-                    if (r >= k && r - k < KH) acc[k] += weight[(r - k) * KW + j] * v;
+                for (unsigned int i = 0; i < KH; ++i) {
+                    if (r >= i && r - i < ROWS) acc[r - i] += weight[i * KW + j] * v;
                 }
             }
         }

@@ -8,8 +8,9 @@
 // GROUP_SIZE outputs of its column: ROW_STEP = GROUP_SIZE / TILE_W rows
 // apart (WINDOW = 0), or consecutive (WINDOW = 1). Each workgroup loads the
 // filter once (WINDOW = 1: each invocation, into registers), then per tile
-// the image pixels it needs (with the border rule) and computes the tile's
-// outputs from shared memory.
+// the image pixels it needs (with the border rule, which tiles whose halo
+// lies inside the image skip) and computes the tile's outputs from shared
+// memory.
 // Pixels: f32 (ELEM = 0) or u8 packed four to a word (ELEM = 3), both read
 // as u32 words and converted to f32 when loaded into the halo tile.
 // Shared memory: shared_filter (KH·KW f32), then shared_tile, the halo tile
@@ -106,6 +107,8 @@ fn conv2d(
     let tiles = tiles_x * tiles_y;
     let stride = TILE_W + KW - 1u; // shared_tile row stride
     let tile_rows = TILE_H + KH - 1u;
+    let ry = KH / 2u; // the filter's radii
+    let rx = KW / 2u;
     // This invocation's column and row of invocations in the tile; it
     // computes `rows` outputs, rows oy + k·out_step.
     let tx = lid % TILE_W;
@@ -136,10 +139,22 @@ fn conv2d(
         // x0 + c − KW/2.
         let y0 = (t / tiles_x) * TILE_H;
         let x0 = (t % tiles_x) * TILE_W;
-        for (var s = lid; s < tile_rows * stride; s += GROUP_SIZE) {
-            let r = s / stride;
-            let c = s % stride;
-            shared_tile[s] = pixel(y0 + r, x0 + c);
+        // A tile whose halo lies inside the image (most of a large one) skips
+        // the border rule: slot (r, c) is pixel origin + r·width + c.
+        let inside = y0 >= ry && x0 >= rx && y0 + tile_rows - ry <= height && x0 + stride - rx <= width;
+        if inside {
+            let origin = (y0 - ry) * width + (x0 - rx);
+            for (var s = lid; s < tile_rows * stride; s += GROUP_SIZE) {
+                let r = s / stride;
+                let c = s % stride;
+                shared_tile[s] = load(origin + r * width + c);
+            }
+        } else {
+            for (var s = lid; s < tile_rows * stride; s += GROUP_SIZE) {
+                let r = s / stride;
+                let c = s % stride;
+                shared_tile[s] = pixel(y0 + r, x0 + c);
+            }
         }
         workgroupBarrier();
 
@@ -152,13 +167,13 @@ fn conv2d(
             for (var k = 0u; k < rows; k++) {
                 acc[k] = 0.0;
             }
-            // Halo row oy + r holds filter row r − k of output k.
+            // Halo row oy + r holds filter row i of output k = r − i.
             for (var r = 0u; r < rows + KH - 1u; r++) {
                 for (var j = 0u; j < KW; j++) {
                     let v = shared_tile[(oy + r) * stride + tx + j];
-                    for (var k = 0u; k < rows; k++) {
-                        if r >= k && r - k < KH {
-                            acc[k] += weight[(r - k) * KW + j] * v;
+                    for (var i = 0u; i < KH; i++) {
+                        if r >= i && r - i < rows {
+                            acc[r - i] += weight[i * KW + j] * v;
                         }
                     }
                 }

@@ -25,8 +25,10 @@
 //!    a. load the halo tile `shared_tile[r][c]` for `r < TILE_H + KH − 1`,
 //!    `c < TILE_W + KW − 1` (row stride `TILE_W + KW − 1`, flat index
 //!    `s = lid; s < …; s += GROUP_SIZE`) from image pixel
-//!    `(y0 − KH/2 + r, x0 − KW/2 + c)` with the border rule, converted to f32;
-//!    barrier;
+//!    `(y0 − KH/2 + r, x0 − KW/2 + c)` with the border rule, converted to f32
+//!    (`inside`: a tile whose halo lies within the image — most tiles of a
+//!    large one — skips the border rule and reads pixel
+//!    `origin + r·width + c`); barrier;
 //!    b. each invocation computes its outputs from shared memory, each the
 //!    sum over the filter row by row, in order, and stores those inside the
 //!    image. With `WINDOW = 1` it walks the `ROWS + KH − 1` halo rows its
@@ -68,7 +70,7 @@
 //! - Loops: on drivers that stop loops silently (llvmpipe), every invocation
 //!   stays within [`rosetta_core::Capabilities::loop_budget`] iterations —
 //!   the filter load, and per tile the halo load and the `KH × KW × ROWS`
-//!   products (windows: `(ROWS + KH − 1) × KW × ROWS`) — or the plan
+//!   products (windows: `(ROWS + KH − 1) × KW × KH`) — or the plan
 //!   refuses with `ExceedsLimit`
 //!   ([`plan::loop_iterations`]).
 //! - More tiles than `max_groups[0]` (a very wide or tall image): the grid

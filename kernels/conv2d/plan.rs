@@ -205,8 +205,8 @@ pub fn shared_bytes(tile: (u32, u32), kh: u64, kw: u64) -> u64 {
 /// products plus set-up and store. `window*` variants: the whole filter
 /// (each invocation loads it into registers), and per tile the tile loop,
 /// the halo load, set-up and store of the `rows` outputs, and for each of
-/// the `rows + KH − 1` halo rows its `KW` values, each added to `rows`
-/// outputs.
+/// the `rows + KH − 1` halo rows its `KW` values, each through the `KH`
+/// filter rows (the outputs it covers).
 pub fn loop_iterations(
     (kh, kw): (u64, u64),
     tile: (u32, u32),
@@ -219,7 +219,7 @@ pub fn loop_iterations(
     let rows = tw * th / gs;
     let halo = ((th + kh - 1) * (tw + kw - 1)).div_ceil(gs);
     if window {
-        let products = (rows + kh - 1) * (1 + kw + kw * rows);
+        let products = (rows + kh - 1) * (1 + kw + kw * kh);
         kh * kw + tiles_per_group * (1 + halo + 2 * rows + products)
     } else {
         (kh * kw).div_ceil(gs) + tiles_per_group * (1 + halo + rows * (kh * kw + kh + 2))
