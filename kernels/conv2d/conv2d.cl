@@ -106,21 +106,18 @@ void conv2d(__global const uint* restrict image, __global const float* restrict 
         const uint y0 = (t / tiles_x) * TILE_H;
         const uint x0 = (t % tiles_x) * TILE_W;
         // A tile whose halo lies inside the image (most of a large one) skips
-        // the border rule: slot (r, c) is pixel origin + r·width + c.
+        // the border rule: slot (r, c) is pixel origin + r·width + c. One
+        // loop with the choice inside, not a loop per case as in the other
+        // languages: PoCL 5.0 (LLVM 16) aborts the process on that form
+        // (assertion `region_entry_barrier != NULL` in
+        // createParallelRegionBefore, when the kernel first runs).
         const bool inside = y0 >= RY && x0 >= RX && y0 + TILE_ROWS - RY <= height && x0 + STRIDE - RX <= width;
-        if (inside) {
-            const uint origin = (y0 - RY) * width + (x0 - RX);
-            for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
-                const uint r = s / STRIDE;
-                const uint c = s % STRIDE;
-                shared_tile[s] = load(image, origin + r * width + c);
-            }
-        } else {
-            for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
-                const uint r = s / STRIDE;
-                const uint c = s % STRIDE;
-                shared_tile[s] = pixel(image, y0 + r, x0 + c, height, width);
-            }
+        const uint origin = inside ? (y0 - RY) * width + (x0 - RX) : 0u;
+        for (uint s = lid; s < TILE_ROWS * STRIDE; s += GROUP_SIZE) {
+            const uint r = s / STRIDE;
+            const uint c = s % STRIDE;
+            shared_tile[s] = inside ? load(image, origin + r * width + c)
+                                    : pixel(image, y0 + r, x0 + c, height, width);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
