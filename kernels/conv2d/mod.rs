@@ -56,7 +56,8 @@
 //! workgroups of the preferred size (256), or the tile's size where smaller.
 //! [`Conv2dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
 //! of that list that fits the device and filter (on PoCL the tiles come
-//! first: [`Conv2dVariant::default_order`]); conformance forces each one (a
+//! first, through CUDA `window32x128`: [`Conv2dVariant::default_order`]);
+//! conformance forces each one (a
 //! window forced on a larger filter is `Unsupported`).
 //!
 //! # Limits (issue 10)

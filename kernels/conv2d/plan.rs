@@ -61,8 +61,9 @@ impl Conv2dVariant {
     /// Every variant, in the order [`Conv2dPlan::new`] tries them when
     /// nothing is tuned ([`Self::default_order`]): the register windows
     /// (fewest shared-memory reads per output), 32 × 64 first (the fastest
-    /// or within 6% of it through every API on the H200), then the tiles
-    /// from the largest.
+    /// through Vulkan and wgpu on the H200, where 16 rows per invocation
+    /// cost registers; [`Self::default_order`] puts 32 × 128 first through
+    /// CUDA), then the tiles from the largest.
     pub const ALL: [Conv2dVariant; 9] = [
         Conv2dVariant::Window32x64,
         Conv2dVariant::Window32x128,
@@ -122,18 +123,26 @@ impl Conv2dVariant {
     }
 
     /// The order [`Conv2dPlan::new`] tries variants in when nothing is
-    /// tuned: [`Self::ALL`], except on OpenCL CPU devices (PoCL), where the
-    /// tiles come first: PoCL ran them faster (measured, not profiled: 512²
-    /// f32, 5 × 5 on this project's 2-core machine, tile32x32 2.96 ms against
-    /// window32x64 4.94 ms, where lavapipe ran window32x64 2.8 times faster
-    /// than tile32x32).
+    /// tuned: [`Self::ALL`], except
+    /// - on OpenCL CPU devices (PoCL), where the tiles come first: PoCL ran
+    ///   them faster (measured, not profiled: 512² f32, 5 × 5 on this
+    ///   project's 2-core machine, tile32x32 2.96 ms against window32x64
+    ///   4.94 ms, where lavapipe ran window32x64 2.8 times faster than
+    ///   tile32x32);
+    /// - through CUDA, where `window32x128` comes first: ptxas keeps its 16
+    ///   rows per invocation in 32 registers (8192² f32, 5 × 5 on an H200:
+    ///   188 µs against window32x64's 222), where NVIDIA's SPIR-V compiler
+    ///   gives them 114 and Vulkan runs them slower than 8 rows.
     pub fn default_order(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
-        let (windows, tiles): (Vec<_>, Vec<_>) = Self::ALL.into_iter().partition(|v| v.window());
+        let (mut windows, tiles): (Vec<_>, Vec<_>) =
+            Self::ALL.into_iter().partition(|v| v.window());
         if device.api == rosetta_core::Api::Opencl && device.caps.device_type.is_cpu() {
-            tiles.into_iter().chain(windows).collect()
-        } else {
-            windows.into_iter().chain(tiles).collect()
+            return tiles.into_iter().chain(windows).collect();
         }
+        if device.api == rosetta_core::Api::Cuda {
+            windows.sort_by_key(|&v| v != Conv2dVariant::Window32x128);
+        }
+        windows.into_iter().chain(tiles).collect()
     }
 
     /// Whether it is a register-window variant (the kernel's `WINDOW`).
@@ -747,7 +756,7 @@ mod tests {
     }
 
     #[test]
-    fn the_windows_come_first_except_on_pocl() {
+    fn the_windows_come_first_except_on_pocl_and_cuda_takes_16_rows() {
         use rosetta_core::{Api, DeviceType};
         let device = |api, device_type| {
             let caps = Capabilities {
@@ -765,6 +774,8 @@ mod tests {
                 let pocl = api == Api::Opencl && device_type == DeviceType::Cpu;
                 let first = if pocl {
                     Conv2dVariant::Tile32x32
+                } else if api == Api::Cuda {
+                    Conv2dVariant::Window32x128
                 } else {
                     Conv2dVariant::Window32x64
                 };
