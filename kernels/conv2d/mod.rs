@@ -57,8 +57,8 @@
 //! [`Conv2dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
 //! of that list that fits the device and filter (on PoCL the tiles come
 //! first, through CUDA `window32x128`: [`Conv2dVariant::default_order`]);
-//! conformance forces each one (a
-//! window forced on a larger filter is `Unsupported`).
+//! conformance forces each one (a window forced on a larger filter is
+//! `Unsupported`).
 //!
 //! # Limits (issue 10)
 //! - Every product of user sizes is checked: a filter of (2^63 + 9) ×
