@@ -233,3 +233,58 @@ fn the_conv2d_kernel_builds_as_windows_and_tiles() {
         }
     }
 }
+
+/// The conv1d register window builds for every filter it takes (1 to 33
+/// taps: windows of 4 to 36 words, fully unrolled), one and two vectors per
+/// thread.
+#[test]
+fn the_conv1d_window_kernel_builds_for_every_filter_it_takes() {
+    let def = rosetta_kernels::conv1d::window_kernel();
+    for items in [4, 8] {
+        for taps in [1, 3, 9, 15, 33] {
+            let spec = KernelSpec::new(
+                def,
+                &[("GROUP_SIZE", 256), ("ITEMS", items), ("TAPS", taps)],
+            )
+            .expect("a valid constant set");
+            let Some(result) = compiled(compile_offline(&spec, Target::Cubin(90), &[])) else {
+                return;
+            };
+            if let Err(e) = result {
+                panic!("{}: {}", spec.label(), e.chain());
+            }
+        }
+    }
+}
+
+/// The conv2d kernel that reads straight from global memory builds for every
+/// filter shape it takes (up to 9 × 9 and 17 columns), both row counts, both
+/// pixel types and borders.
+#[test]
+fn the_conv2d_global_kernel_builds_for_every_filter_it_takes() {
+    let def = rosetta_kernels::conv2d::global_kernel();
+    for rows in [4, 8] {
+        for (kh, kw) in [(1, 1), (5, 5), (9, 9), (3, 17), (9, 1)] {
+            for (border, elem) in [(0, 0), (1, 3)] {
+                let spec = KernelSpec::new(
+                    def,
+                    &[
+                        ("GROUP_SIZE", 256),
+                        ("ROWS", rows),
+                        ("KH", kh),
+                        ("KW", kw),
+                        ("BORDER", border),
+                        ("ELEM", elem),
+                    ],
+                )
+                .expect("a valid constant set");
+                let Some(result) = compiled(compile_offline(&spec, Target::Cubin(90), &[])) else {
+                    return;
+                };
+                if let Err(e) = result {
+                    panic!("{}: {}", spec.label(), e.chain());
+                }
+            }
+        }
+    }
+}

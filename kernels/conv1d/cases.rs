@@ -4,7 +4,7 @@
 //! repeated work shows.
 
 use super::plan::conv1d_f32;
-use super::plan::{conv1d_slice, geometry, loop_iterations, max_taps, Conv1dPlan, Conv1dVariant};
+use super::plan::{conv1d_slice, geometry, max_taps, Conv1dPlan, Conv1dVariant, MAX_WINDOW_TAPS};
 use super::spec::{conv1d_bound, conv1d_reference, Conv1dSpec};
 use crate::op::{
     compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
@@ -149,9 +149,27 @@ pub fn cases() -> Vec<Case> {
         all.push(case(ops, len, taps, "", random, random, false, None));
     }
     // Every variant, forced, whatever the device would choose: ragged
-    // lengths, short signals under long filters, and exact sums.
+    // lengths, short signals under long filters (the longest a window
+    // holds, for the windows), and exact sums.
     for variant in Conv1dVariant::ALL {
-        for (len, taps) in [(3, 7), (4_099, 257), (70_001, 9)] {
+        let (long, exact_taps) = if variant.window() {
+            (MAX_WINDOW_TAPS as usize, MAX_WINDOW_TAPS as usize)
+        } else {
+            (257, 63)
+        };
+        // Vector and window edges: lengths of every remainder mod 4, radii
+        // of every remainder mod 4 (0 to 16), signals shorter than a window.
+        for (len, taps) in [
+            (9, 9),
+            (12, 9),
+            (1_026, 1),
+            (1_027, 7),
+            (4_096, 11),
+            (4_101, 13),
+            (3, 7),
+            (4_099, long),
+            (70_001, 9),
+        ] {
             all.push(case(
                 ops,
                 len,
@@ -163,10 +181,22 @@ pub fn cases() -> Vec<Case> {
                 Some(variant),
             ));
         }
+        // Buffers longer than the signal, NaN past its end and a sentinel
+        // past the output's: reads and writes must stop at n.
+        for (len, taps) in [(9, 9), (1_027, 13), (4_101, 9)] {
+            let name = format!(
+                "conv1d n={len} taps={taps} NaN past the signal, output kept past n {}",
+                variant.name()
+            );
+            let s = seed(&name);
+            all.push(Case::new(name, OP, ops, true, move || Padded {
+                conv: Conv::new(random(s, len), random(s ^ 1, taps), Some(variant), false),
+            }));
+        }
         all.push(case(
             ops,
             65_537,
-            63,
+            exact_taps,
             " small integers (exact)",
             small_ints,
             small_ints,
@@ -295,6 +325,53 @@ fn limits_cases() -> Vec<Case> {
         || GridBudget,
     ));
     all
+}
+
+/// Words past the signal in [`Padded`]'s buffers.
+const PADDING: usize = 67;
+
+/// The output words past the signal must keep this value.
+const SENTINEL: f32 = 12_345.0;
+
+/// A convolution whose signal buffer holds NaN past the signal and whose
+/// output buffer holds [`SENTINEL`] past it: a kernel that reads a word at or
+/// past n (a vector load across the end, say) turns outputs into NaN, one
+/// that writes there changes the sentinel.
+struct Padded {
+    conv: Conv,
+}
+
+impl Check for Padded {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let len = self.conv.x.len();
+        let spec = Conv1dSpec {
+            len,
+            taps: self.conv.taps.len(),
+        };
+        let plan = match self.conv.variant {
+            Some(v) => Conv1dPlan::with_variant(backend, &spec, v)?,
+            None => Conv1dPlan::new(backend, &spec)?,
+        };
+        let mut x = self.conv.x.clone();
+        x.extend([f32::NAN; PADDING]);
+        let input = Buffer::from_slice(backend, &x)?;
+        let filter = Buffer::from_slice(backend, &self.conv.taps)?;
+        let out = Buffer::from_slice(backend, &vec![SENTINEL; len + PADDING])?;
+        plan.encode(&input, &filter, &out)?;
+        let got: Vec<f32> = out.read(len + PADDING)?;
+        if let Some(i) = got[len..]
+            .iter()
+            .position(|v| v.to_bits() != SENTINEL.to_bits())
+        {
+            return Ok(Verdict::fail(format!(
+                "output word {} (past n = {len}) changed to {}",
+                len + i,
+                got[len + i]
+            )));
+        }
+        Ok(self.conv.compare(&got[..len]))
+    }
 }
 
 /// Skipped on CPU-type devices when the work is over 2^33 flops (tens of
@@ -507,6 +584,16 @@ fn kernel_loops(taps: u64, items: u64, group_size: u64, tiles_per_group: u64) ->
     taps.div_ceil(group_size) + tiles_per_group * per_tile
 }
 
+/// Loop iterations of one invocation of the window kernel, counted from its
+/// loops as written: the taps load, and per tile the tile loop and per
+/// vector the word-by-word window (the border's, longer than the vector
+/// load), the taps × 4 products and the four stores.
+fn window_kernel_loops(taps: u64, items: u64, tiles_per_group: u64) -> u64 {
+    let halo = (taps / 2).div_ceil(4);
+    let per_vector = 1 + 4 * (2 * halo + 1) + taps * 4 + 4;
+    taps + tiles_per_group * (1 + items / 4 * per_vector)
+}
+
 /// Every plan's geometry within the device's loop budget, for signals up to
 /// 2^32 − 1 and filters up to the most shared memory holds (no data: the
 /// geometry only).
@@ -535,21 +622,21 @@ impl Check for GridBudget {
                         Err(e) => return Err(e),
                     };
                     let total = g.total_groups();
-                    let loops = kernel_loops(
-                        taps as u64,
-                        u64::from(g.items),
-                        u64::from(g.group_size),
-                        g.tiles.div_ceil(total),
-                    );
-                    debug_assert_eq!(
-                        loops,
-                        loop_iterations(
+                    let loops = if v.window() {
+                        window_kernel_loops(
                             taps as u64,
-                            g.items,
-                            g.group_size,
-                            g.tiles.div_ceil(total)
+                            u64::from(g.items),
+                            g.tiles.div_ceil(total),
                         )
-                    );
+                    } else {
+                        kernel_loops(
+                            taps as u64,
+                            u64::from(g.items),
+                            u64::from(g.group_size),
+                            g.tiles.div_ceil(total),
+                        )
+                    };
+                    debug_assert_eq!(loops, g.loops);
                     let what = || format!("n={len} taps={taps} ({})", v.name());
                     if let Some(fail) = audit.check(what, loops, g.groups) {
                         return Ok(fail);
@@ -666,6 +753,18 @@ fn error_cases() -> Vec<Case> {
                     },
                 )
                 .map(drop)
+            },
+            limit,
+        ),
+        rejects(
+            "more taps than a register window holds (window4)",
+            "ExceedsLimit",
+            |ctx| {
+                let spec = Conv1dSpec {
+                    len: 100,
+                    taps: MAX_WINDOW_TAPS as usize + 2,
+                };
+                Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Window4).map(drop)
             },
             limit,
         ),

@@ -1,12 +1,15 @@
-//! The conv1d kernel's definition: its interface and its five versions.
+//! The conv1d kernels' definitions: the halo tiles in shared memory and the
+//! register window, each in five languages.
 
 #[path = "conv1d.rs"]
 mod cpu;
+#[path = "conv1d_window.rs"]
+mod cpu_window;
 
 use rosetta_core::{Access, KernelDef};
 use std::sync::{Arc, LazyLock};
 
-/// The conv1d kernel, in every language.
+/// The conv1d kernel of halo tiles in shared memory, in every language.
 pub fn kernel() -> &'static Arc<KernelDef> {
     static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
         Arc::new(
@@ -19,6 +22,26 @@ pub fn kernel() -> &'static Arc<KernelDef> {
                 "conv1d"
             )
             .cpu(cpu::conv1d)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
+        )
+    });
+    &KERNEL
+}
+
+/// The conv1d kernel of register windows (no shared memory), in every
+/// language.
+pub fn window_kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("conv1d_window")
+                    .constants(["ITEMS", "TAPS"])
+                    .bindings([Access::Read, Access::Read, Access::ReadWrite])
+                    .params(["n"]),
+                "conv1d_window"
+            )
+            .cpu(cpu_window::conv1d_window)
             .build()
             .expect("built-in kernel definitions are valid (tested)"),
         )

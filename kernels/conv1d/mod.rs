@@ -2,9 +2,11 @@
 //! (cross-correlation — the filter is not flipped —, centred, same-size
 //! output, an odd number of taps).
 //!
-//! # Algorithm (every language)
-//! Halo tiles in shared memory, one tile of `TILE = GROUP_SIZE · ITEMS`
-//! outputs per workgroup.
+//! Two kernels, each in every language: halo tiles in shared memory
+//! (`conv1d.*`) and a register window per invocation (`conv1d_window.*`).
+//!
+//! # Algorithm: halo tiles (`conv1d.*`)
+//! One tile of `TILE = GROUP_SIZE · ITEMS` outputs per workgroup.
 //! 1. Load the taps into `shared_taps` (`for j = lid; j < TAPS; j += GROUP_SIZE`).
 //! 2. Over tiles: `for t = first; t < tiles; t += groups` with
 //!    `tiles = ceil(n / TILE)`, `first = group_id.y · num_groups.x + group_id.x`
@@ -24,13 +26,42 @@
 //! (`pos = t·TILE + s`, valid when `pos >= TAPS/2 && pos − TAPS/2 < n`), so
 //! nothing goes negative; the plan keeps `n + TILE + TAPS` below 2^32.
 //!
+//! # Algorithm: register windows (`conv1d_window.*`)
+//! No shared memory and no barriers. The same tiles and tile loop as above;
+//! `ITEMS` is a multiple of 4, `HALO = ceil(RADIUS / 4)` vectors.
+//! 1. Load the taps into registers (`weights`).
+//! 2. Per tile, each invocation takes the vectors `v = t·TILE/4 + lid +
+//!    r·GROUP_SIZE`, `r < ITEMS/4` (four consecutive outputs `o = 4v ..
+//!    4v + 3` each; consecutive invocations, consecutive vectors), those
+//!    with `o < n`:
+//!    a. fill the window `x[o − 4·HALO, o + 4 + 4·HALO)`: `2·HALO + 1`
+//!    16-byte loads when it lies inside the signal (`o >= 4·HALO` and
+//!    `o + 4 + 4·HALO <= n`), else word by word, zero outside;
+//!    b. output `o + k` sums `weights[j] · window[k + j + 4·HALO − RADIUS]`,
+//!    taps in order;
+//!    c. store the vector whole when `o + 4 <= n`, else the outputs below n.
+//!
+//! Neighbouring windows overlap by `2·HALO` vectors; the cache serves the
+//! overlap, so DRAM sees each value about once, and no invocation waits at a
+//! barrier. The plan keeps `n + TILE + TAPS + 8` below 2^32 (the last
+//! window slot's position). The signal and output are read and written as
+//! 16-byte vectors: bindings start at their allocation, whose size the
+//! buffer pool rounds up to 16 bytes.
+//!
 //! # Variants
-//! `items1`, `items2`, `items4`, `items8`, `items16`: outputs per invocation per tile
-//! ([`Conv1dVariant`]). Workgroups are the preferred size (256), halved down
-//! to 32 where the taps and halo tile do not fit in shared memory.
+//! - `items1`, `items2`, `items4`, `items8`, `items16`: halo tiles of that
+//!   many outputs per invocation. Workgroups are the preferred size (256),
+//!   halved down to 32 where the taps and halo tile do not fit in shared
+//!   memory.
+//! - `window4`, `window8`: register windows of one or two vectors per
+//!   invocation, for filters of at most [`plan::MAX_WINDOW_TAPS`] (33) taps;
+//!   longer filters are refused with `ExceedsLimit` (the plan then takes a
+//!   tile).
+//!
 //! [`Conv1dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
-//! of `items8`, `items4`, `items2`, `items1` that fits; conformance forces
-//! each one.
+//! of [`Conv1dVariant::default_order`] that fits: the windows first (on the
+//! H200 about 1.4 times as fast as the best tile through every API), except
+//! on the CPU backend; conformance forces each one.
 //!
 //! # Limits (issue 10)
 //! - The signal is 1-D: `rosetta run conv1d` refuses a 2-D array
@@ -45,15 +76,17 @@
 //!   ([`plan::loop_iterations`]).
 //! - More tiles than `max_groups[0]`: the grid goes on along y.
 //!
-//! # Interface
-//! - constants: `GROUP_SIZE`, `ITEMS`, `TAPS` (odd).
+//! # Interface (both kernels)
+//! - constants: `GROUP_SIZE`, `ITEMS` (a multiple of 4 for the window),
+//!   `TAPS` (odd; at most 33 for the window).
 //! - bindings: 0 `x` (read, `n` f32), 1 `taps` (read, `TAPS` f32), 2 `out`
 //!   (read-write, `n` f32).
 //! - params: `n`.
 //! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` where the device allows.
-//! - shared: `shared_taps` (`TAPS` f32) then `shared_signal`
+//! - shared (tiles): `shared_taps` (`TAPS` f32) then `shared_signal`
 //!   (`GROUP_SIZE·ITEMS + TAPS − 1` f32); **dynamic** in CUDA and OpenCL (one
-//!   block, `shared_signal` starting at word `TAPS`), static arrays in WGSL/GLSL.
+//!   block, `shared_signal` starting at word `TAPS`), static arrays in
+//!   WGSL/GLSL. The window uses none.
 //!
 //! # Error bound
 //! Each output is a dot product of at most `TAPS` terms: γ_TAPS·Σ|x·w|
@@ -65,7 +98,7 @@ mod kernel;
 pub mod plan;
 mod spec;
 
-pub use kernel::kernel;
+pub use kernel::{kernel, window_kernel};
 pub use plan::{conv1d_f32, conv1d_slice, tune_class, Conv1dPlan, Conv1dVariant};
 pub use spec::{conv1d_at, conv1d_bound, conv1d_reference, Conv1dSpec};
 
@@ -164,7 +197,7 @@ impl Op for Conv1d {
     }
 
     fn kernels(&self) -> Vec<Arc<KernelDef>> {
-        vec![Arc::clone(kernel())]
+        vec![Arc::clone(kernel()), Arc::clone(window_kernel())]
     }
 
     fn cases(&self) -> Vec<Case> {
@@ -202,6 +235,7 @@ mod tests {
     #[test]
     fn the_kernel_has_every_language() {
         assert_eq!(kernel().sources().languages().len(), 5);
+        assert_eq!(window_kernel().sources().languages().len(), 5);
     }
 
     #[test]

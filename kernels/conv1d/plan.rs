@@ -25,30 +25,57 @@ pub enum Conv1dVariant {
     Items8,
     /// Sixteen outputs per invocation.
     Items16,
+    /// The register window: four consecutive outputs per invocation from a
+    /// window of the signal loaded as 16-byte vectors, no shared memory
+    /// (filters of at most [`MAX_WINDOW_TAPS`] taps).
+    Window4,
+    /// The register window, two vectors of four outputs per invocation.
+    Window8,
 }
+
+/// The most taps the window variants hold in registers: 33 taps, a window of
+/// 36 values (4 halo vectors on each side).
+pub const MAX_WINDOW_TAPS: u64 = 33;
 
 impl Conv1dVariant {
     /// Every variant.
-    pub const ALL: [Conv1dVariant; 5] = [
+    pub const ALL: [Conv1dVariant; 7] = [
         Conv1dVariant::Items1,
         Conv1dVariant::Items2,
         Conv1dVariant::Items4,
         Conv1dVariant::Items8,
         Conv1dVariant::Items16,
+        Conv1dVariant::Window4,
+        Conv1dVariant::Window8,
     ];
 
-    /// The order [`Conv1dPlan::new`] tries them in when nothing is tuned:
-    /// eight outputs per invocation first, the fastest of `items1`–`items8`
-    /// through CUDA, OpenCL and wgpu on the H200 and within 4% of `items4`
-    /// through Vulkan (2^26 values, 9 taps: 190 against 219 µs through CUDA,
-    /// `docs/results/h200-2026-11-23d/tune-conv1d.txt`). `items16` runs only
-    /// where the tuner chose it.
-    const DEFAULT_ORDER: [Conv1dVariant; 4] = [
-        Conv1dVariant::Items8,
-        Conv1dVariant::Items4,
-        Conv1dVariant::Items2,
-        Conv1dVariant::Items1,
-    ];
+    /// The order [`Conv1dPlan::new`] tries variants in when nothing is
+    /// tuned: the register windows first (`window8`, then `window4`), then
+    /// the tiles of eight, four, two and one outputs per invocation for
+    /// filters longer than a window holds; `items16` runs only where the
+    /// tuner chose it. Measured with `rosetta tune --op conv1d --size large`
+    /// (2^26 values, 9 taps on an H200, `docs/results/h200-2026-11-23g/`):
+    /// window8 133.8 / 133.3 / 134.1 / 137.8 µs through CUDA / Vulkan /
+    /// OpenCL / wgpu, against items8's 188.4 / 198.1 / 199.0 / 190.8; on
+    /// this project's 2-core machine (2^24 values) lavapipe 256 ms against
+    /// 1.37 s and PoCL 13.5 ms against 56 ms.
+    ///
+    /// The CPU backend keeps the tiles first: its Rust window runs a vector
+    /// at a time, 50 ms against items8's 11.5 ms on the 2-core machine.
+    pub fn default_order(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
+        let windows = [Conv1dVariant::Window8, Conv1dVariant::Window4];
+        let tiles = [
+            Conv1dVariant::Items8,
+            Conv1dVariant::Items4,
+            Conv1dVariant::Items2,
+            Conv1dVariant::Items1,
+        ];
+        if device.api == rosetta_core::Api::Cpu {
+            tiles.into_iter().chain(windows).collect()
+        } else {
+            windows.into_iter().chain(tiles).collect()
+        }
+    }
 
     /// The name in reports, case names and the tuning cache.
     pub fn name(self) -> &'static str {
@@ -58,6 +85,8 @@ impl Conv1dVariant {
             Conv1dVariant::Items4 => "items4",
             Conv1dVariant::Items8 => "items8",
             Conv1dVariant::Items16 => "items16",
+            Conv1dVariant::Window4 => "window4",
+            Conv1dVariant::Window8 => "window8",
         }
     }
 
@@ -71,11 +100,20 @@ impl Conv1dVariant {
         Self::ALL.iter().map(|v| v.name().to_string()).collect()
     }
 
-    /// The kernel the variant launches (every variant so far is the tiled
-    /// kernel of `conv1d.*` with its own constants; a variant with another
-    /// kernel returns that one, and [`crate::op::Op::kernels`] lists it).
+    /// The kernel the variant launches: the halo tiles of `conv1d.*` or the
+    /// register window of `conv1d_window.*` (both listed by
+    /// [`crate::op::Op::kernels`]).
     pub fn kernel(self) -> &'static std::sync::Arc<rosetta_core::KernelDef> {
-        super::kernel::kernel()
+        if self.window() {
+            super::kernel::window_kernel()
+        } else {
+            super::kernel::kernel()
+        }
+    }
+
+    /// Whether the variant is a register window (no shared memory).
+    pub fn window(self) -> bool {
+        matches!(self, Conv1dVariant::Window4 | Conv1dVariant::Window8)
     }
 
     /// Outputs per invocation per tile (the kernel's `ITEMS`).
@@ -86,6 +124,8 @@ impl Conv1dVariant {
             Conv1dVariant::Items4 => 4,
             Conv1dVariant::Items8 => 8,
             Conv1dVariant::Items16 => 16,
+            Conv1dVariant::Window4 => 4,
+            Conv1dVariant::Window8 => 8,
         }
     }
 }
@@ -119,6 +159,17 @@ pub fn loop_iterations(taps: u64, items: u32, group_size: u32, tiles_per_group: 
     taps.div_ceil(gs) + tiles_per_group * (1 + halo + taps * items + 2 * items)
 }
 
+/// Loop iterations one invocation of the window kernel runs, counted
+/// generously (every loop as written, nested loops multiplied, the border's
+/// word-by-word window load rather than the vector load): the taps load, and
+/// per tile the tile loop and per vector the window, the `taps × 4` products
+/// and the four stores.
+pub fn window_loop_iterations(taps: u64, items: u32, tiles_per_group: u64) -> u64 {
+    let window = 4 * (2 * (taps / 2).div_ceil(4) + 1);
+    let vectors = u64::from(items) / 4;
+    taps + tiles_per_group * (1 + vectors * (1 + window + 4 * taps + 4))
+}
+
 /// Launch geometry of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -130,8 +181,11 @@ pub struct Geometry {
     pub tiles: u64,
     /// The grid: one workgroup per tile, over x and then y.
     pub groups: [u32; 3],
-    /// Loop iterations per invocation (see [`loop_iterations`]).
+    /// Loop iterations per invocation (see [`loop_iterations`] and
+    /// [`window_loop_iterations`]).
     pub loops: u64,
+    /// A register window (no shared memory), not halo tiles.
+    pub window: bool,
 }
 
 impl Geometry {
@@ -140,9 +194,13 @@ impl Geometry {
         self.groups.iter().map(|&g| u64::from(g)).product()
     }
 
-    /// Shared memory, in bytes.
+    /// Shared memory, in bytes (none for a window).
     pub fn shared_bytes(&self, taps: u64) -> u64 {
-        shared_bytes(self.group_size, self.items, taps)
+        if self.window {
+            0
+        } else {
+            shared_bytes(self.group_size, self.items, taps)
+        }
     }
 }
 
@@ -164,23 +222,33 @@ pub fn geometry(
     let n = u64::from(u32_param("conv1d signal length", spec.len as u64)?);
     let taps = u64::from(u32_param("conv1d filter taps", spec.taps as u64)?);
     let items = variant.items();
-    let max_shared = u64::from(caps.max_shared_bytes);
+    let window = variant.window();
     let mut group_size = preferred_group_size(caps);
-    let floor = MIN_GROUP_SIZE.min(group_size);
-    while shared_bytes(group_size, items, taps) > max_shared && group_size > floor {
-        group_size /= 2;
+    if window {
+        check_limit(
+            "conv1d taps of a register window (the window variants)",
+            taps,
+            MAX_WINDOW_TAPS,
+        )?;
+    } else {
+        let max_shared = u64::from(caps.max_shared_bytes);
+        let floor = MIN_GROUP_SIZE.min(group_size);
+        while shared_bytes(group_size, items, taps) > max_shared && group_size > floor {
+            group_size /= 2;
+        }
+        check_limit(
+            "conv1d shared memory (bytes) for the taps and the smallest halo tile",
+            shared_bytes(group_size, items, taps),
+            max_shared,
+        )?;
     }
-    check_limit(
-        "conv1d shared memory (bytes) for the taps and the smallest halo tile",
-        shared_bytes(group_size, items, taps),
-        max_shared,
-    )?;
     let tile = u64::from(group_size) * u64::from(items);
-    // Positions in the kernels are u32, offset by the radius: below
-    // n + tile + taps − 1.
+    // Positions in the kernels are u32: offset by the radius, below
+    // n + tile + taps − 1 (tiles); the window's last slot of the last
+    // vector, below n + tile + taps + 8 (windows).
     check_limit(
         "conv1d signal length + tile + taps (u32 positions)",
-        n + tile + taps,
+        n + tile + taps + if window { 8 } else { 0 },
         u64::from(u32::MAX),
     )?;
     let tiles = n.div_ceil(tile).max(1);
@@ -188,7 +256,11 @@ pub fn geometry(
     let total = groups.iter().map(|&g| u64::from(g)).product::<u64>();
     // The kernels' flat tile index `t + groups` stays below 2^32.
     check_limit("conv1d workgroups", total, 1 << 31)?;
-    let loops = loop_iterations(taps, items, group_size, tiles.div_ceil(total));
+    let loops = if window {
+        window_loop_iterations(taps, items, tiles.div_ceil(total))
+    } else {
+        loop_iterations(taps, items, group_size, tiles.div_ceil(total))
+    };
     check_limit(
         "conv1d loop iterations per invocation (the driver stops longer loops silently)",
         loops,
@@ -200,6 +272,7 @@ pub fn geometry(
         tiles,
         groups,
         loops,
+        window,
     })
 }
 
@@ -244,7 +317,7 @@ pub struct Conv1dPlan {
 
 impl Conv1dPlan {
     /// Plan with the tuned variant for this device and shape, or the first of
-    /// `items8`, `items4`, `items2`, `items1` that fits the device.
+    /// [`Conv1dVariant::default_order`] that fits the device.
     pub fn new(backend: &Arc<dyn Backend>, spec: &Conv1dSpec) -> Result<Self> {
         spec.validate()?;
         let caps = &backend.info().caps;
@@ -254,7 +327,7 @@ impl Conv1dPlan {
             .and_then(|c| Conv1dVariant::from_name(&c.variant))
             .filter(|&v| fits(v));
         // Nothing fits: the last variant's error says why.
-        let default = Conv1dVariant::DEFAULT_ORDER
+        let default = Conv1dVariant::default_order(backend.info())
             .into_iter()
             .find(|&v| fits(v))
             .unwrap_or(Conv1dVariant::Items1);
@@ -336,14 +409,19 @@ impl Conv1dPlan {
             return Ok(());
         }
         // SAFETY: with n = len (checked to fit a u32, with n + tile + taps
-        // below 2^32, in `geometry`), the kernel reads x[i] only for i < n
-        // (positions are tested against n before the load), taps[j] for
-        // j < TAPS = spec.taps, and writes out[i] only for i < n; the three
-        // buffers hold at least that many f32 (checked above). Shared memory
-        // is indexed below TAPS + GROUP_SIZE·ITEMS + TAPS − 1 words, what
-        // `launch.shared_bytes` holds. Every loop is bounded (by TAPS, the
-        // halo tile, ITEMS, and the tile count), and the flat tile index
-        // stays below 2^32 (tiles < 2^27, workgroups <= 2^31).
+        // (+ 8 for a window) below 2^32, in `geometry`), the kernel reads
+        // x[i] only for i < n (positions are tested against n before the
+        // load; a window's 16-byte loads only when its last word is below
+        // n), taps[j] for j < TAPS = spec.taps, and writes out[i] only for
+        // i < n (a whole vector only when its last word is); the three
+        // buffers hold at least that many f32 (checked above) and start at
+        // their allocation, 16-byte aligned. The tiles index shared memory
+        // below TAPS + GROUP_SIZE·ITEMS + TAPS − 1 words, what
+        // `launch.shared_bytes` holds; a window uses none, and its private
+        // arrays hold TAPS <= MAX_WINDOW_TAPS taps and the window those taps
+        // need. Every loop is bounded (by TAPS, the halo tile or window,
+        // ITEMS, and the tile count), and the flat tile index stays below
+        // 2^32 (tiles < 2^27, workgroups <= 2^31).
         unsafe {
             backend.launch(
                 &self.kernel,
@@ -445,6 +523,57 @@ mod tests {
         assert_eq!(g.tiles, 1 << 18);
         assert_eq!(g.groups, [65_535, 5, 1]);
         assert_eq!(g.loops, loop_iterations(9, 1, 256, 1));
+    }
+
+    #[test]
+    fn windows_take_filters_up_to_their_register_window_and_no_shared_memory() {
+        let caps = lavapipe();
+        for v in [Conv1dVariant::Window4, Conv1dVariant::Window8] {
+            let at = |taps: usize| geometry(&caps, &Conv1dSpec { len: 4099, taps }, v);
+            let g = at(MAX_WINDOW_TAPS as usize).unwrap();
+            assert!(g.window);
+            assert_eq!(g.shared_bytes(MAX_WINDOW_TAPS), 0);
+            assert_eq!(g.tiles, 4099u64.div_ceil(256 * u64::from(v.items())));
+            assert!(matches!(
+                at(MAX_WINDOW_TAPS as usize + 2),
+                Err(Error::ExceedsLimit { .. })
+            ));
+            assert!(std::ptr::eq(
+                v.kernel(),
+                super::super::kernel::window_kernel()
+            ));
+        }
+        // Positions up to the last window slot stay below 2^32.
+        let spec = Conv1dSpec {
+            len: u32::MAX as usize - 256 * 8 - 33 - 4,
+            taps: 33,
+        };
+        assert!(geometry(&caps, &spec, Conv1dVariant::Window8).is_err());
+        let spec = Conv1dSpec {
+            len: u32::MAX as usize - 256 * 8 - 33 - 8,
+            taps: 33,
+        };
+        assert!(geometry(&caps, &spec, Conv1dVariant::Window8).is_ok());
+    }
+
+    #[test]
+    fn windows_come_first_except_on_the_cpu_backend_and_tiles_follow() {
+        use rosetta_core::Api;
+        for api in Api::ALL {
+            let order = Conv1dVariant::default_order(&crate::op::test_device(api, lavapipe()));
+            let windows = order.iter().take_while(|v| v.window()).count();
+            let first_window = order.iter().position(|v| v.window()).unwrap();
+            if api == Api::Cpu {
+                assert_eq!(order[0], Conv1dVariant::Items8, "{order:?}");
+                assert!(order[..first_window].iter().all(|v| !v.window()));
+            } else {
+                assert_eq!(order[0], Conv1dVariant::Window8, "{api:?}");
+                assert_eq!(windows, 2, "{order:?}");
+            }
+            // A filter too long for a window still finds a tile.
+            assert!(order.contains(&Conv1dVariant::Items1));
+            assert!(!order.contains(&Conv1dVariant::Items16));
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::plan::{conv2d_f32, conv2d_u8};
 use super::plan::{
-    conv2d_slice, geometry, loop_iterations, max_square_filter, Conv2dPlan, Conv2dVariant,
+    conv2d_slice, geometry, max_square_filter, Conv2dPlan, Conv2dVariant, GLOBAL_MAX_KW,
 };
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
 use crate::op::{
@@ -404,10 +404,75 @@ pub fn cases() -> Vec<Case> {
             exact,
         ),
     ];
+    // Widths of whole vectors (the global variants' 16-byte loads and
+    // stores): vector rows near every edge, the widest filter a global
+    // window holds, an image narrower than a window.
+    let aligned: [Forced; 5] = [
+        (
+            spec(67, 132, 5, 5, Border::Zero),
+            Pixels::Random,
+            random,
+            false,
+            "",
+        ),
+        (
+            spec(70, 256, 3, 7, Border::Clamp),
+            Pixels::Bytes,
+            small_filter,
+            true,
+            exact,
+        ),
+        (
+            spec(33, 260, 3, GLOBAL_MAX_KW as usize, Border::Clamp),
+            Pixels::Random,
+            random,
+            false,
+            "",
+        ),
+        (
+            spec(129, 388, 9, 9, Border::Zero),
+            Pixels::Bytes,
+            small_filter,
+            true,
+            exact,
+        ),
+        (
+            spec(9, 8, 9, 9, Border::Clamp),
+            Pixels::Random,
+            random,
+            false,
+            "",
+        ),
+    ];
     for variant in Conv2dVariant::ALL {
-        let more: &[Forced] = if variant.window() { &windows } else { &[] };
-        for &(s, pixels, filter, is_exact, label) in every.iter().chain(more) {
+        let more: &[Forced] = if variant.window() || variant.global() {
+            &windows
+        } else {
+            &[]
+        };
+        for &(s, pixels, filter, is_exact, label) in every.iter().chain(more).chain(&aligned) {
             all.push(case(ops, s, pixels, filter, is_exact, label, Some(variant)));
+        }
+        // Buffers longer than the image: NaN past its pixels, a sentinel
+        // past its outputs; reads and writes must stop at the image's end.
+        for (h, w) in [(37, 132), (9, 8), (35, 131)] {
+            let s = spec(h, w, 5, 5, Border::Zero);
+            let case_name = name(
+                &s,
+                Elem::F32,
+                " NaN past the image, output kept past it",
+                Some(variant),
+            );
+            let seed = seed(&case_name);
+            all.push(Case::new(case_name, OP, ops, true, move || Padded {
+                conv: Conv::new(
+                    Pixels::Random.make(seed, h * w),
+                    random(seed ^ 1, 25),
+                    s,
+                    Some(variant),
+                    false,
+                ),
+            }));
         }
         // The kernels skip the border rule for tiles whose halo lies inside
         // the image: here the second tile row (column) has one halo row
@@ -498,7 +563,10 @@ fn limits_cases() -> Vec<Case> {
     ));
     // Long loops: a 31 × 31 filter of ones over ones, every tile shape (the
     // register windows hold at most 9 × 9 filters).
-    for variant in Conv2dVariant::ALL.into_iter().filter(|v| !v.window()) {
+    for variant in Conv2dVariant::ALL
+        .into_iter()
+        .filter(|v| !v.window() && !v.global())
+    {
         let s = spec(97, 101, 31, 31, Border::Zero);
         all.push(Case::new(
             name(&s, Elem::F32, " ones (long loops, exact)", Some(variant)),
@@ -748,6 +816,70 @@ fn kernel_loops(
     (kh * kw).div_ceil(group_size) + tiles_per_group * (1 + halo + outputs)
 }
 
+/// Loop iterations of one invocation of the global kernel, counted from its
+/// loops as written: the filter load, and per tile the tile loop, the set-up
+/// of its `rows` sums, the rows of its 4-column window (each with the
+/// pixel-by-pixel load of the border, the longer one, and every filter row's
+/// products) and the stores of its outputs.
+fn global_kernel_loops(k: (u64, u64), rows: u64, tiles_per_group: u64) -> u64 {
+    let (kh, kw) = k;
+    let halo = (kw / 2).div_ceil(4);
+    let window_row = 1 + 4 * (2 * halo + 1) + kh * (1 + kw * 4);
+    kh * kw + tiles_per_group * (1 + rows + (rows + kh - 1) * window_row + 4 * rows)
+}
+
+/// Words past the image in [`Padded`]'s buffers.
+const PADDING: usize = 67;
+
+/// The output words past the image must keep this value.
+const SENTINEL: f32 = 12_345.0;
+
+/// A convolution of an f32 image whose buffer holds NaN past the pixels and
+/// whose output buffer holds [`SENTINEL`] past them: a kernel that reads a
+/// word past the image (a vector load across its end, say) turns outputs
+/// into NaN, one that writes there changes the sentinel.
+struct Padded {
+    conv: Conv,
+}
+
+impl Check for Padded {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let Image::F32(pixels) = &self.conv.image else {
+            return Err(Error::Internal("padded conv2d cases are f32".into()));
+        };
+        let spec = &self.conv.spec;
+        let plan = match self.conv.variant {
+            Some(v) => Conv2dPlan::with_variant(backend, spec, Elem::F32, v)?,
+            None => Conv2dPlan::new(backend, spec, Elem::F32)?,
+        };
+        let len = pixels.len();
+        let mut padded = pixels.clone();
+        padded.extend([f32::NAN; PADDING]);
+        let image = Buffer::from_slice(backend, &padded)?;
+        let filter = Buffer::from_slice(backend, &self.conv.filter)?;
+        let out = Buffer::from_slice(backend, &vec![SENTINEL; len + PADDING])?;
+        plan.encode(&image, &filter, &out)?;
+        let got: Vec<f32> = out.read(len + PADDING)?;
+        if let Some(i) = got[len..]
+            .iter()
+            .position(|v| v.to_bits() != SENTINEL.to_bits())
+        {
+            return Ok(Verdict::fail(format!(
+                "output word {} (past the {len} pixels) changed to {}",
+                len + i,
+                got[len + i]
+            )));
+        }
+        let spec = *spec;
+        Ok(compare_bounded(
+            &got[..len],
+            &self.conv.reference,
+            |_, e| conv2d_bound(&spec, e),
+        ))
+    }
+}
+
 /// Every plan's geometry within the device's loop budget, for images up to
 /// 2^32 − 1 pixels and filters up to the largest shared memory holds (no
 /// data: the geometry only).
@@ -778,24 +910,20 @@ impl Check for GridBudget {
                         };
                         let per_group = (g.tiles[0] * g.tiles[1]).div_ceil(g.total_groups());
                         let (tw, th) = (u64::from(g.tile.0), u64::from(g.tile.1));
-                        let loops = kernel_loops(
-                            (k as u64, k as u64),
-                            (tw, th),
-                            u64::from(g.group_size),
-                            per_group,
-                            v.window(),
-                        );
-                        debug_assert_eq!(
-                            loops,
-                            loop_iterations(
+                        let loops = if v.global() {
+                            let rows = tw * th / 4 / u64::from(g.group_size);
+                            global_kernel_loops((k as u64, k as u64), rows, per_group)
+                        } else {
+                            debug_assert!(u64::from(g.group_size) <= gs);
+                            kernel_loops(
                                 (k as u64, k as u64),
-                                g.tile,
-                                g.group_size,
+                                (tw, th),
+                                u64::from(g.group_size),
                                 per_group,
-                                v.window()
+                                v.window(),
                             )
-                        );
-                        debug_assert!(u64::from(g.group_size) <= gs);
+                        };
+                        debug_assert_eq!(loops, g.loops);
                         let what = || format!("{h}x{w} filter {k}x{k} ({}, {elem})", v.name());
                         if let Some(fail) = audit.check(what, loops, g.groups) {
                             return Ok(fail);

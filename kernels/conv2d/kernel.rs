@@ -1,7 +1,11 @@
-//! The conv2d kernel's definition: its interface and its five versions.
+//! The conv2d kernels' definitions: the halo tiles in shared memory (tiles
+//! and windows) and the windows read straight from global memory, each in
+//! five languages.
 
 #[path = "conv2d.rs"]
 mod cpu;
+#[path = "conv2d_global.rs"]
+mod cpu_global;
 
 use rosetta_core::{Access, KernelDef};
 use std::sync::{Arc, LazyLock};
@@ -19,6 +23,26 @@ pub fn kernel() -> &'static Arc<KernelDef> {
                 "conv2d"
             )
             .cpu(cpu::conv2d)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
+        )
+    });
+    &KERNEL
+}
+
+/// The conv2d kernel that reads straight from global memory (the `global*`
+/// variants; no shared memory), in every language.
+pub fn global_kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("conv2d_global")
+                    .constants(["ROWS", "KH", "KW", "BORDER", "ELEM"])
+                    .bindings([Access::Read, Access::Read, Access::ReadWrite])
+                    .params(["height", "width"]),
+                "conv2d_global"
+            )
+            .cpu(cpu_global::conv2d_global)
             .build()
             .expect("built-in kernel definitions are valid (tested)"),
         )

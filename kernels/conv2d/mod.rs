@@ -5,9 +5,13 @@
 //! [`Border::Clamp`], numpy's `edge` padding). Image pixels are f32 or u8;
 //! the filter and the output are f32.
 //!
-//! # Algorithm (every language)
-//! Halo tiles in shared memory, one `TILE_W × TILE_H` tile of outputs per
-//! workgroup. The workgroup's `GROUP_SIZE` invocations cover it as `TILE_W`
+//! Two kernels, each in every language: halo tiles in shared memory
+//! (`conv2d.*`: the `tile*` and `window*` variants) and register windows
+//! read straight from global memory (`conv2d_global.*`: the `global*`
+//! variants).
+//!
+//! # Algorithm: halo tiles (`conv2d.*`)
+//! One `TILE_W × TILE_H` tile of outputs per workgroup. The workgroup's `GROUP_SIZE` invocations cover it as `TILE_W`
 //! columns by `GROUP_SIZE / TILE_W` rows, each invocation computing
 //! `ROWS = TILE_W·TILE_H / GROUP_SIZE` outputs of its column (`tx = lid %
 //! TILE_W`, `ty = lid / TILE_W`): rows `ty + k·GROUP_SIZE/TILE_W`
@@ -38,6 +42,36 @@
 //!    same products in the same order;
 //!    c. barrier.
 //!
+//! # Algorithm: windows from global memory (`conv2d_global.*`)
+//! No shared memory and no barriers. Tiles of `TILE_W × TILE_H` outputs,
+//! `TILE_W = 4·COLUMNS` (`COLUMNS = 32` vectors), `TILE_H = GROUP_SIZE /
+//! COLUMNS · ROWS`, with the same tile loop as above; `HALO =
+//! ceil((KW/2) / 4)` vectors.
+//! 1. Load the filter into registers (`weight`).
+//! 2. Per tile, invocation `lid` computes columns `x .. x + 3` (`x = x0 +
+//!    4·(lid % COLUMNS)`: consecutive invocations, consecutive vectors) of
+//!    rows `y .. y + ROWS − 1` (`y = y0 + ROWS·(lid / COLUMNS)`), when
+//!    `x < width` and `y < height`. For each of the `ROWS + KH − 1` image
+//!    rows its outputs cover (`py = y + r`, image row `py − KH/2`):
+//!    a. fill the window of columns `x − 4·HALO .. x + 4 + 4·HALO`:
+//!    `2·HALO + 1` vector loads (16 bytes of f32, or one word of four u8)
+//!    where the row lies inside the image, the rows start on a vector
+//!    (`width % 4 == 0`) and the window's columns lie inside them; else
+//!    pixel by pixel with the border rule;
+//!    b. add the window to every output whose filter covers the row (filter
+//!    row `r − k` of output row `k`; output column `c` takes window slot
+//!    `c + j + 4·HALO − KW/2` for filter column `j`): each output sums the
+//!    filter row by row, in order, as in the halo tiles.
+//!
+//!    c. Store the outputs inside the image, a whole vector in one 16-byte
+//!    store where the rows start on a vector.
+//!
+//! Neighbouring windows overlap; the cache serves the overlap, so DRAM sees
+//! each pixel about once. The plan keeps `width + TILE_W + KW + 8` below
+//! 2^32 (the last window slot). 16-byte loads and stores need bindings that
+//! start at their allocation, whose size the buffer pool rounds up to 16
+//! bytes; WGSL and GLSL declare the image and output as 4-word vectors.
+//!
 //! Pixels (`ELEM`): f32 words (`ELEM = 0`), or u8 packed four to a 32-bit
 //! word (`ELEM = 3`; a picture of `n` pixels is `ceil(n / 4)` words, pixel
 //! `p` is byte `p % 4` — little-endian — of word `p / 4`). Kernels declare
@@ -49,16 +83,21 @@
 //! `width + TILE_W + KW` below 2^32.
 //!
 //! # Variants
-//! Register windows `window32x64`, `window32x128`, `window32x32` (filters up
-//! to 9 × 9 and 16 outputs per invocation: [`plan::WINDOW_MAX_TAPS`],
-//! [`plan::WINDOW_MAX_ROWS`]) and tile shapes `tile32x32`, `tile32x16`,
-//! `tile32x8`, `tile16x16`, `tile16x8`, `tile8x8` ([`Conv2dVariant`]);
-//! workgroups of the preferred size (256), or the tile's size where smaller.
-//! [`Conv2dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
-//! of that list that fits the device and filter (on PoCL the tiles come
-//! first, through CUDA `window32x128`: [`Conv2dVariant::default_order`]);
-//! conformance forces each one (a window forced on a larger filter is
-//! `Unsupported`).
+//! - `global128x32`, `global128x64`: windows from global memory, 4 × 4 and
+//!   4 × 8 outputs per invocation (filters of at most 81 values and 17
+//!   columns: [`plan::WINDOW_MAX_TAPS`], [`plan::GLOBAL_MAX_KW`]; workgroups
+//!   of [`plan::GLOBAL_GROUP_SIZE`]).
+//! - Register windows over the halo tile `window32x64`, `window32x128`,
+//!   `window32x32` (filters up to 9 × 9 values and 16 outputs per
+//!   invocation: [`plan::WINDOW_MAX_TAPS`], [`plan::WINDOW_MAX_ROWS`]).
+//! - Tile shapes `tile32x32`, `tile32x16`, `tile32x8`, `tile16x16`,
+//!   `tile16x8`, `tile8x8`, any filter shared memory holds.
+//!
+//! Halo-tile workgroups are the preferred size (256), or the tile's size
+//! where smaller. [`Conv2dPlan::new`] takes the tuned variant
+//! ([`tune_class`]) or the first of [`Conv2dVariant::default_order`] that
+//! fits the device and filter; conformance forces each one (a window forced
+//! on a larger filter is `Unsupported`).
 //!
 //! # Limits (issue 10)
 //! - Every product of user sizes is checked: a filter of (2^63 + 9) ×
@@ -78,10 +117,12 @@
 //!   goes on along y.
 //!
 //! # Interface
-//! - constants: `GROUP_SIZE`, `TILE_W`, `TILE_H`, `KH`, `KW` (odd), `BORDER`
-//!   (0 zero, 1 clamp), `ELEM` (0 f32, 3 u8: [`rosetta_core::Elem::code`]),
-//!   `WINDOW` (0 tiles, 1 register window).
+//! - constants (`conv2d`): `GROUP_SIZE`, `TILE_W`, `TILE_H`, `KH`, `KW`
+//!   (odd), `BORDER` (0 zero, 1 clamp), `ELEM` (0 f32, 3 u8:
+//!   [`rosetta_core::Elem::code`]), `WINDOW` (0 tiles, 1 register window).
 //!   `GROUP_SIZE` is a multiple of `TILE_W` and divides `TILE_W·TILE_H`.
+//! - constants (`conv2d_global`): `GROUP_SIZE` (a multiple of 32), `ROWS`,
+//!   `KH`, `KW`, `BORDER`, `ELEM`.
 //! - bindings: 0 `image` (read, `height·width` f32 words, or
 //!   `ceil(height·width / 4)` words of u8 pixels), 1 `filter` (read, `KH·KW`
 //!   f32, row-major), 2 `out` (read-write, `height·width` f32, row-major).
@@ -89,7 +130,8 @@
 //! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` where the device allows.
 //! - shared: `shared_filter` (`KH·KW` f32) then `shared_tile`
 //!   (`(TILE_H + KH − 1)·(TILE_W + KW − 1)` f32); **dynamic** in CUDA and
-//!   OpenCL (one block, `shared_tile` at word `KH·KW`), static in WGSL/GLSL.
+//!   OpenCL (one block, `shared_tile` at word `KH·KW`), static in WGSL/GLSL;
+//!   none for `conv2d_global`.
 //!
 //! # Error bound
 //! Each output is a dot product of at most `KH·KW` terms: γ_(KH·KW)·Σ|x·w|
@@ -102,7 +144,7 @@ mod kernel;
 pub mod plan;
 mod spec;
 
-pub use kernel::kernel;
+pub use kernel::{global_kernel, kernel};
 pub use plan::{conv2d_f32, conv2d_slice, conv2d_u8, tune_class, Conv2dPlan, Conv2dVariant};
 pub use spec::{
     check_image_elem, conv2d_at, conv2d_bound, conv2d_reference, Border, Conv2dSpec, Pixel,
@@ -232,7 +274,7 @@ impl Op for Conv2d {
     }
 
     fn kernels(&self) -> Vec<Arc<KernelDef>> {
-        vec![Arc::clone(kernel())]
+        vec![Arc::clone(kernel()), Arc::clone(global_kernel())]
     }
 
     fn cases(&self) -> Vec<Case> {

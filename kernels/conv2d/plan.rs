@@ -25,7 +25,15 @@ use std::sync::Arc;
 ///   [`WINDOW_MAX_TAPS`] values and at most [`WINDOW_MAX_ROWS`] outputs per
 ///   invocation (WGSL sizes its private arrays with constants).
 ///
-/// Both sum each output's products in the same order (filter row by row,
+/// - `global*` variants (the `conv2d_global` kernel) use no shared memory:
+///   each invocation computes 4 columns (a vector) by `ROWS` consecutive
+///   rows, reading its `ROWS + KH − 1` window rows straight from global
+///   memory (16-byte loads where rows are vector-aligned) with the filter in
+///   registers; the cache serves the overlap between neighbours' windows.
+///   For filters of at most [`WINDOW_MAX_TAPS`] values and
+///   [`GLOBAL_MAX_KW`] columns, workgroups of [`GLOBAL_GROUP_SIZE`].
+///
+/// All sum each output's products in the same order (filter row by row,
 /// in order), so every variant gives the same bits on one device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conv2dVariant {
@@ -35,6 +43,10 @@ pub enum Conv2dVariant {
     Window32x64,
     /// 32 × 32 outputs, consecutive rows per invocation, filter in registers.
     Window32x32,
+    /// 128 × 64 outputs, 4 × 8 per invocation, straight from global memory.
+    Global128x64,
+    /// 128 × 32 outputs, 4 × 4 per invocation, straight from global memory.
+    Global128x32,
     /// 32 × 32 outputs (4 per invocation with workgroups of 256).
     Tile32x32,
     /// 32 × 16 outputs.
@@ -57,14 +69,23 @@ pub const WINDOW_MAX_TAPS: u64 = 81;
 /// sizes its private `acc` array with the same number.
 pub const WINDOW_MAX_ROWS: u64 = 16;
 
+/// The widest filter a `global*` variant takes: a window of 4 + 2·8
+/// columns. `conv2d_global.wgsl` sizes its private `window` array for it.
+pub const GLOBAL_MAX_KW: u64 = 17;
+
+/// The workgroup size of the `global*` variants: 32 vectors across a tile
+/// (`COLUMNS` in the kernels) by 8 rows of invocations.
+pub const GLOBAL_GROUP_SIZE: u32 = 256;
+
 impl Conv2dVariant {
-    /// Every variant, in the order [`Conv2dPlan::new`] tries them when
-    /// nothing is tuned ([`Self::default_order`]): the register windows
-    /// (fewest shared-memory reads per output), 32 × 64 first (the fastest
-    /// through Vulkan and wgpu on the H200, where 16 rows per invocation
-    /// cost registers; [`Self::default_order`] puts 32 × 128 first through
-    /// CUDA), then the tiles from the largest.
-    pub const ALL: [Conv2dVariant; 9] = [
+    /// Every variant: the windows from global memory, the register windows
+    /// over halo tiles (32 × 64 first, the fastest of them through Vulkan
+    /// and wgpu on the H200, where 16 rows per invocation cost registers),
+    /// then the tiles from the largest. [`Self::default_order`] says which
+    /// one a plan tries first on each device.
+    pub const ALL: [Conv2dVariant; 11] = [
+        Conv2dVariant::Global128x32,
+        Conv2dVariant::Global128x64,
         Conv2dVariant::Window32x64,
         Conv2dVariant::Window32x128,
         Conv2dVariant::Window32x32,
@@ -82,6 +103,8 @@ impl Conv2dVariant {
             Conv2dVariant::Window32x128 => "window32x128",
             Conv2dVariant::Window32x64 => "window32x64",
             Conv2dVariant::Window32x32 => "window32x32",
+            Conv2dVariant::Global128x64 => "global128x64",
+            Conv2dVariant::Global128x32 => "global128x32",
             Conv2dVariant::Tile32x32 => "tile32x32",
             Conv2dVariant::Tile32x16 => "tile32x16",
             Conv2dVariant::Tile32x8 => "tile32x8",
@@ -101,11 +124,24 @@ impl Conv2dVariant {
         Self::ALL.iter().map(|v| v.name().to_string()).collect()
     }
 
-    /// The kernel the variant launches (every variant so far is the tiled
-    /// kernel of `conv2d.*` with its own constants; a variant with another
-    /// kernel returns that one, and [`crate::op::Op::kernels`] lists it).
+    /// The kernel the variant launches: the halo tiles of `conv2d.*` (tiles
+    /// and windows) or `conv2d_global.*` (both listed by
+    /// [`crate::op::Op::kernels`]).
     pub fn kernel(self) -> &'static std::sync::Arc<rosetta_core::KernelDef> {
-        super::kernel::kernel()
+        if self.global() {
+            super::kernel::global_kernel()
+        } else {
+            super::kernel::kernel()
+        }
+    }
+
+    /// Whether it reads the image straight from global memory (the
+    /// `conv2d_global` kernel, no shared memory).
+    pub fn global(self) -> bool {
+        matches!(
+            self,
+            Conv2dVariant::Global128x64 | Conv2dVariant::Global128x32
+        )
     }
 
     /// `(TILE_W, TILE_H)`.
@@ -114,6 +150,8 @@ impl Conv2dVariant {
             Conv2dVariant::Window32x128 => (32, 128),
             Conv2dVariant::Window32x64 => (32, 64),
             Conv2dVariant::Window32x32 | Conv2dVariant::Tile32x32 => (32, 32),
+            Conv2dVariant::Global128x64 => (128, 64),
+            Conv2dVariant::Global128x32 => (128, 32),
             Conv2dVariant::Tile32x16 => (32, 16),
             Conv2dVariant::Tile32x8 => (32, 8),
             Conv2dVariant::Tile16x16 => (16, 16),
@@ -123,26 +161,50 @@ impl Conv2dVariant {
     }
 
     /// The order [`Conv2dPlan::new`] tries variants in when nothing is
-    /// tuned: [`Self::ALL`], except
-    /// - on OpenCL CPU devices (PoCL), where the tiles come first: PoCL ran
-    ///   them faster (measured, not profiled: 512² f32, 5 × 5 on this
-    ///   project's 2-core machine, tile32x32 2.96 ms against window32x64
-    ///   4.94 ms, where lavapipe ran window32x64 2.8 times faster than
-    ///   tile32x32);
-    /// - through CUDA, where `window32x128` comes first: ptxas keeps its 16
-    ///   rows per invocation in 32 registers (8192² f32, 5 × 5 on an H200:
-    ///   188 µs against window32x64's 222), where NVIDIA's SPIR-V compiler
-    ///   gives them 114 and Vulkan runs them slower than 8 rows.
+    /// tuned:
+    /// - the windows from global memory first, `global128x32` on GPUs and
+    ///   `global128x64` on CPU-type devices (8192² f32, 5 × 5 on an H200,
+    ///   `docs/results/h200-2026-11-23g/tune-conv2d.txt`: global128x32 164.6
+    ///   / 168.3 / 165.2 / 175.4 µs through CUDA / Vulkan / OpenCL / wgpu,
+    ///   against 188.4 / 295.3 / 191.8 / 298.7 for the best halo-tile
+    ///   variant; 2048² f32 on this project's 2-core machine, global128x64
+    ///   96 ms on lavapipe against window32x128's 288, 15.3 ms on PoCL
+    ///   against tile32x32's 36.0);
+    /// - then the register windows over halo tiles, `window32x128` first
+    ///   through CUDA (ptxas keeps its 16 rows per invocation in 32
+    ///   registers, where NVIDIA's SPIR-V compiler gives them 114), else
+    ///   `window32x64`;
+    /// - then the tiles from the largest; on PoCL the tiles before the
+    ///   halo-tile windows (tile32x32 2.96 ms against window32x64 4.94 ms,
+    ///   512² f32 on the 2-core machine).
+    ///
+    /// The CPU backend keeps the halo tiles first and the global windows
+    /// last: its Rust version of those runs a vector at a time (40 ms
+    /// against tile32x8's 6.9 ms, 2048² f32 on the 2-core machine).
     pub fn default_order(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
-        let (mut windows, tiles): (Vec<_>, Vec<_>) =
-            Self::ALL.into_iter().partition(|v| v.window());
-        if device.api == rosetta_core::Api::Opencl && device.caps.device_type.is_cpu() {
-            return tiles.into_iter().chain(windows).collect();
+        use rosetta_core::Api;
+        let cpu_type = device.caps.device_type.is_cpu();
+        let mut globals = vec![Conv2dVariant::Global128x32, Conv2dVariant::Global128x64];
+        if cpu_type {
+            globals.reverse();
         }
-        if device.api == rosetta_core::Api::Cuda {
+        let (mut windows, tiles): (Vec<_>, Vec<_>) = Self::ALL
+            .into_iter()
+            .filter(|v| !v.global())
+            .partition(|v| v.window());
+        if device.api == Api::Cuda {
             windows.sort_by_key(|&v| v != Conv2dVariant::Window32x128);
         }
-        windows.into_iter().chain(tiles).collect()
+        let halo_tiles: Vec<_> = if device.api == Api::Opencl && cpu_type {
+            tiles.into_iter().chain(windows).collect()
+        } else {
+            windows.into_iter().chain(tiles).collect()
+        };
+        if device.api == Api::Cpu {
+            halo_tiles.into_iter().chain(globals).collect()
+        } else {
+            globals.into_iter().chain(halo_tiles).collect()
+        }
     }
 
     /// Whether it is a register-window variant (the kernel's `WINDOW`).
@@ -155,22 +217,41 @@ impl Conv2dVariant {
 }
 
 /// The workgroup size of `variant` on a device: the preferred size, or the
-/// tile's size where smaller.
+/// tile's size where smaller; [`GLOBAL_GROUP_SIZE`] for `global*`.
 fn group_size(caps: &Capabilities, variant: Conv2dVariant) -> u32 {
     let (tw, th) = variant.tile();
+    if variant.global() {
+        return GLOBAL_GROUP_SIZE;
+    }
     preferred_group_size(caps).min(tw * th)
 }
 
-/// Outputs each invocation of `variant` computes per tile on a device.
+/// Output rows each invocation of `variant` computes per tile on a device
+/// (of one column; of four for `global*`).
 fn rows_per_invocation(caps: &Capabilities, variant: Conv2dVariant) -> u64 {
     let (tw, th) = variant.tile();
-    u64::from(tw * th / group_size(caps, variant))
+    let columns = if variant.global() { 4 } else { 1 };
+    u64::from(tw * th / columns / group_size(caps, variant))
 }
 
 /// A `window*` variant keeps the `kh × kw` filter and its `rows` outputs per
 /// invocation in registers: at most [`WINDOW_MAX_TAPS`] and
-/// [`WINDOW_MAX_ROWS`] (`ExceedsLimit` past them). Other variants pass.
+/// [`WINDOW_MAX_ROWS`] (`ExceedsLimit` past them); a `global*` variant also
+/// a window row of the filter's width, at most [`GLOBAL_MAX_KW`]. Other
+/// variants pass.
 fn check_window(variant: Conv2dVariant, kh: u64, kw: u64, rows: u64) -> Result<()> {
+    if variant.global() {
+        check_limit(
+            "conv2d global variant filter values (registers)",
+            kh.saturating_mul(kw),
+            WINDOW_MAX_TAPS,
+        )?;
+        check_limit(
+            "conv2d global variant filter width (the register window)",
+            kw,
+            GLOBAL_MAX_KW,
+        )?;
+    }
     if variant.window() {
         check_limit(
             "conv2d window variant filter values (registers)",
@@ -235,6 +316,18 @@ pub fn loop_iterations(
     }
 }
 
+/// Loop iterations one invocation of a `global*` variant runs, counted
+/// generously (every loop as written, nested loops multiplied, the border's
+/// pixel-by-pixel window load rather than the vector load): the filter load,
+/// and per tile the tile loop, the `rows` sums' set-up and the stores of
+/// their 4 columns, and for each of the `rows + KH − 1` window rows its
+/// window and the `KH` filter rows, each with `KW × 4` products.
+pub fn global_loop_iterations((kh, kw): (u64, u64), rows: u64, tiles_per_group: u64) -> u64 {
+    let window = 4 * (2 * (kw / 2).div_ceil(4) + 1);
+    let per_row = 1 + window + kh * (1 + kw * 4);
+    kh * kw + tiles_per_group * (1 + rows + 4 * rows + (rows + kh - 1) * per_row)
+}
+
 /// Launch geometry of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -295,9 +388,10 @@ pub fn geometry(
         height + th + kh,
         max,
     )?;
+    // A global window's last slot lies up to 8 columns further.
     check_limit(
         "conv2d image width + tile + filter (u32 positions)",
-        width + tw + kw,
+        width + tw + kw + if variant.global() { 8 } else { 0 },
         max,
     )?;
     let group_size = group_size(caps, variant);
@@ -309,8 +403,18 @@ pub fn geometry(
             limit: u64::from(group_size),
         });
     }
-    check_window(variant, kh, kw, rows_per_invocation(caps, variant))?;
-    let shared = shared_bytes(tile, kh, kw);
+    check_limit(
+        "conv2d workgroup size (invocations)",
+        u64::from(group_size),
+        u64::from(caps.max_group_invocations.min(caps.max_group_size[0])),
+    )?;
+    let rows = rows_per_invocation(caps, variant);
+    check_window(variant, kh, kw, rows)?;
+    let shared = if variant.global() {
+        0
+    } else {
+        shared_bytes(tile, kh, kw)
+    };
     check_limit(
         "conv2d shared memory (bytes) for the filter and the halo tile",
         shared,
@@ -328,13 +432,17 @@ pub fn geometry(
         count + total,
         max,
     )?;
-    let loops = loop_iterations(
-        (kh, kw),
-        tile,
-        group_size,
-        count.div_ceil(total),
-        variant.window(),
-    );
+    let loops = if variant.global() {
+        global_loop_iterations((kh, kw), rows, count.div_ceil(total))
+    } else {
+        loop_iterations(
+            (kh, kw),
+            tile,
+            group_size,
+            count.div_ceil(total),
+            variant.window(),
+        )
+    };
     check_limit(
         "conv2d loop iterations per invocation (the driver stops longer loops silently)",
         loops,
@@ -398,7 +506,8 @@ pub struct Conv2dPlan {
 
 impl Conv2dPlan {
     /// Plan for `elem` pixels (f32 or u8) with the tuned variant for this
-    /// device and shape, or the largest tile that fits the device.
+    /// device and shape, or the first of [`Conv2dVariant::default_order`]
+    /// that fits the device and filter.
     pub fn new(backend: &Arc<dyn Backend>, spec: &Conv2dSpec, elem: Elem) -> Result<Self> {
         spec.validate()?;
         check_image_elem(elem)?;
@@ -443,21 +552,37 @@ impl Conv2dPlan {
             group_size: geometry.group_size,
             shared_bytes: geometry.shared_bytes,
         };
-        let kernel = prepare_kernel(
-            backend,
-            variant.kernel(),
-            &[
-                ("GROUP_SIZE", geometry.group_size),
-                ("TILE_W", geometry.tile.0),
-                ("TILE_H", geometry.tile.1),
-                ("KH", spec.kh as u32),
-                ("KW", spec.kw as u32),
-                ("BORDER", spec.border.code()),
-                ("ELEM", elem.code()),
-                ("WINDOW", u32::from(variant.window())),
-            ],
-            &launch,
-        )?;
+        let kernel = if variant.global() {
+            prepare_kernel(
+                backend,
+                variant.kernel(),
+                &[
+                    ("GROUP_SIZE", geometry.group_size),
+                    ("ROWS", rows as u32),
+                    ("KH", spec.kh as u32),
+                    ("KW", spec.kw as u32),
+                    ("BORDER", spec.border.code()),
+                    ("ELEM", elem.code()),
+                ],
+                &launch,
+            )?
+        } else {
+            prepare_kernel(
+                backend,
+                variant.kernel(),
+                &[
+                    ("GROUP_SIZE", geometry.group_size),
+                    ("TILE_W", geometry.tile.0),
+                    ("TILE_H", geometry.tile.1),
+                    ("KH", spec.kh as u32),
+                    ("KW", spec.kw as u32),
+                    ("BORDER", spec.border.code()),
+                    ("ELEM", elem.code()),
+                    ("WINDOW", u32::from(variant.window())),
+                ],
+                &launch,
+            )?
+        };
         Ok(Conv2dPlan {
             backend: Arc::clone(backend),
             spec: *spec,
@@ -523,8 +648,13 @@ impl Conv2dPlan {
         // out[y · width + x] only for y < height, x < width (the output
         // holds height · width f32, checked above). Shared memory is
         // indexed below KH·KW + (TILE_H + KH − 1)(TILE_W + KW − 1) words,
-        // what `launch.shared_bytes` holds. Every loop is bounded (the
-        // filter, the halo tile, the tile count).
+        // what `launch.shared_bytes` holds. A `global*` variant uses no
+        // shared memory; its 16-byte loads and stores cover vectors of
+        // pixels inside the image only (whole vectors of aligned rows), and
+        // its private arrays hold KH·KW <= 81 weights, a window row of
+        // KW <= 17 and ROWS <= 8 (checked in `geometry`). Every loop is
+        // bounded (the filter, the halo tile or window rows, the tile
+        // count).
         unsafe {
             backend.launch(
                 &self.kernel,
@@ -756,7 +886,7 @@ mod tests {
     }
 
     #[test]
-    fn the_windows_come_first_except_on_pocl_and_cuda_takes_16_rows() {
+    fn global_windows_come_first_except_on_the_cpu_backend_then_halo_windows_except_on_pocl() {
         use rosetta_core::{Api, DeviceType};
         let device = |api, device_type| {
             let caps = Capabilities {
@@ -772,14 +902,27 @@ mod tests {
                 sorted.sort_by_key(|v| Conv2dVariant::ALL.iter().position(|a| a == v));
                 assert_eq!(sorted, Conv2dVariant::ALL, "every variant once");
                 let pocl = api == Api::Opencl && device_type == DeviceType::Cpu;
-                let first = if pocl {
+                // The first variant after the global windows.
+                let halo_first = if pocl {
                     Conv2dVariant::Tile32x32
                 } else if api == Api::Cuda {
                     Conv2dVariant::Window32x128
                 } else {
                     Conv2dVariant::Window32x64
                 };
-                assert_eq!(order[0], first, "{api:?} {device_type:?}");
+                let global_first = if device_type == DeviceType::Cpu {
+                    Conv2dVariant::Global128x64
+                } else {
+                    Conv2dVariant::Global128x32
+                };
+                if api == Api::Cpu {
+                    assert_eq!(order[0], halo_first, "{api:?} {device_type:?}");
+                    assert!(order[9..].iter().all(|v| v.global()), "{order:?}");
+                } else {
+                    assert_eq!(order[0], global_first, "{api:?} {device_type:?}");
+                    assert!(order[1].global());
+                    assert_eq!(order[2], halo_first, "{api:?} {device_type:?}");
+                }
             }
         }
     }
