@@ -7,8 +7,8 @@ use super::plan::conv1d_f32;
 use super::plan::{conv1d_slice, geometry, max_taps, Conv1dPlan, Conv1dVariant, MAX_WINDOW_TAPS};
 use super::spec::{conv1d_bound, conv1d_reference, Conv1dSpec};
 use crate::op::{
-    compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
-    GeometryAudit, HostArray, Options, Rejects, Verdict,
+    compare_bounded, padding, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check,
+    Context, Exact, GeometryAudit, HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Backend, Buffer, Error, Result};
@@ -327,16 +327,10 @@ fn limits_cases() -> Vec<Case> {
     all
 }
 
-/// Words past the signal in [`Padded`]'s buffers.
-const PADDING: usize = 67;
-
-/// The output words past the signal must keep this value.
-const SENTINEL: f32 = 12_345.0;
-
 /// A convolution whose signal buffer holds NaN past the signal and whose
-/// output buffer holds [`SENTINEL`] past it: a kernel that reads a word at or
-/// past n (a vector load across the end, say) turns outputs into NaN, one
-/// that writes there changes the sentinel.
+/// output buffer holds a sentinel past it ([`padding`]): a kernel that reads
+/// a word at or past n (a vector load across the end, say) turns outputs
+/// into NaN, one that writes there changes the sentinel.
 struct Padded {
     conv: Conv,
 }
@@ -353,22 +347,13 @@ impl Check for Padded {
             Some(v) => Conv1dPlan::with_variant(backend, &spec, v)?,
             None => Conv1dPlan::new(backend, &spec)?,
         };
-        let mut x = self.conv.x.clone();
-        x.extend([f32::NAN; PADDING]);
-        let input = Buffer::from_slice(backend, &x)?;
+        let input = Buffer::from_slice(backend, &padding::nan_padded(&self.conv.x))?;
         let filter = Buffer::from_slice(backend, &self.conv.taps)?;
-        let out = Buffer::from_slice(backend, &vec![SENTINEL; len + PADDING])?;
+        let out = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
         plan.encode(&input, &filter, &out)?;
-        let got: Vec<f32> = out.read(len + PADDING)?;
-        if let Some(i) = got[len..]
-            .iter()
-            .position(|v| v.to_bits() != SENTINEL.to_bits())
-        {
-            return Ok(Verdict::fail(format!(
-                "output word {} (past n = {len}) changed to {}",
-                len + i,
-                got[len + i]
-            )));
+        let got: Vec<f32> = out.read(len + padding::PADDING)?;
+        if let Some(fail) = padding::sentinel_changed(&got, len) {
+            return Ok(fail);
         }
         Ok(self.conv.compare(&got[..len]))
     }

@@ -9,8 +9,8 @@ use super::plan::{
 };
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
 use crate::op::{
-    compare_bounded, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check, Context, Exact,
-    GeometryAudit, HostArray, Options, Rejects, Verdict,
+    compare_bounded, padding, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check,
+    Context, Exact, GeometryAudit, HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Backend, Buffer, Elem, Error, Result};
@@ -828,16 +828,10 @@ fn global_kernel_loops(k: (u64, u64), rows: u64, tiles_per_group: u64) -> u64 {
     kh * kw + tiles_per_group * (1 + rows + (rows + kh - 1) * window_row + 4 * rows)
 }
 
-/// Words past the image in [`Padded`]'s buffers.
-const PADDING: usize = 67;
-
-/// The output words past the image must keep this value.
-const SENTINEL: f32 = 12_345.0;
-
 /// A convolution of an f32 image whose buffer holds NaN past the pixels and
-/// whose output buffer holds [`SENTINEL`] past them: a kernel that reads a
-/// word past the image (a vector load across its end, say) turns outputs
-/// into NaN, one that writes there changes the sentinel.
+/// whose output buffer holds a sentinel past them ([`padding`]): a kernel
+/// that reads a word past the image (a vector load across its end, say)
+/// turns outputs into NaN, one that writes there changes the sentinel.
 struct Padded {
     conv: Conv,
 }
@@ -854,22 +848,13 @@ impl Check for Padded {
             None => Conv2dPlan::new(backend, spec, Elem::F32)?,
         };
         let len = pixels.len();
-        let mut padded = pixels.clone();
-        padded.extend([f32::NAN; PADDING]);
-        let image = Buffer::from_slice(backend, &padded)?;
+        let image = Buffer::from_slice(backend, &padding::nan_padded(pixels))?;
         let filter = Buffer::from_slice(backend, &self.conv.filter)?;
-        let out = Buffer::from_slice(backend, &vec![SENTINEL; len + PADDING])?;
+        let out = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
         plan.encode(&image, &filter, &out)?;
-        let got: Vec<f32> = out.read(len + PADDING)?;
-        if let Some(i) = got[len..]
-            .iter()
-            .position(|v| v.to_bits() != SENTINEL.to_bits())
-        {
-            return Ok(Verdict::fail(format!(
-                "output word {} (past the {len} pixels) changed to {}",
-                len + i,
-                got[len + i]
-            )));
+        let got: Vec<f32> = out.read(len + padding::PADDING)?;
+        if let Some(fail) = padding::sentinel_changed(&got, len) {
+            return Ok(fail);
         }
         let spec = *spec;
         Ok(compare_bounded(

@@ -13,6 +13,7 @@ mod case;
 mod cli;
 mod exact;
 mod geometry;
+pub mod padding;
 mod preset;
 mod tuning;
 mod workload;
