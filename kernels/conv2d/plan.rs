@@ -267,6 +267,17 @@ fn check_window(variant: Conv2dVariant, kh: u64, kw: u64, rows: u64) -> Result<(
     Ok(())
 }
 
+/// A workgroup of `group_size` invocations fits the device (the halo-tile
+/// variants' sizes always do; [`GLOBAL_GROUP_SIZE`] needs a device that
+/// takes 256, which Vulkan does not promise: its minimum is 128).
+fn check_group_size(caps: &Capabilities, group_size: u32) -> Result<()> {
+    check_limit(
+        "conv2d workgroup size (invocations)",
+        u64::from(group_size),
+        u64::from(caps.max_group_invocations.min(caps.max_group_size[0])),
+    )
+}
+
 /// Refuse names that are not variants (workloads and the tuner pass names).
 pub fn variant_named(name: &str) -> Result<Conv2dVariant> {
     Conv2dVariant::from_name(name)
@@ -403,11 +414,7 @@ pub fn geometry(
             limit: u64::from(group_size),
         });
     }
-    check_limit(
-        "conv2d workgroup size (invocations)",
-        u64::from(group_size),
-        u64::from(caps.max_group_invocations.min(caps.max_group_size[0])),
-    )?;
+    check_group_size(caps, group_size)?;
     let rows = rows_per_invocation(caps, variant);
     check_window(variant, kh, kw, rows)?;
     let shared = if variant.global() {
@@ -539,13 +546,16 @@ impl Conv2dPlan {
         // A window forced on a filter it cannot hold is not for this op,
         // whatever the device: `Unsupported` (`geometry` says `ExceedsLimit`
         // to the plans that pick the first variant that fits).
+        // So is a variant whose workgroup the device cannot hold.
         let rows = rows_per_invocation(&info.caps, variant);
-        check_window(variant, spec.kh as u64, spec.kw as u64, rows).map_err(|e| {
-            Error::unsupported(
-                info.api,
-                format!("conv2d variant '{}': {e}", variant.name()),
-            )
-        })?;
+        check_group_size(&info.caps, group_size(&info.caps, variant))
+            .and_then(|()| check_window(variant, spec.kh as u64, spec.kw as u64, rows))
+            .map_err(|e| {
+                Error::unsupported(
+                    info.api,
+                    format!("conv2d variant '{}': {e}", variant.name()),
+                )
+            })?;
         let geometry = geometry(&info.caps, spec, elem, variant)?;
         let launch = Launch {
             groups: geometry.groups,
@@ -883,6 +893,26 @@ mod tests {
         let wgsl = include_str!("conv2d.wgsl");
         assert!(wgsl.contains(&format!("const MAX_ROWS: u32 = {WINDOW_MAX_ROWS}u;")));
         assert!(wgsl.contains(&format!("const MAX_TAPS: u32 = {WINDOW_MAX_TAPS}u;")));
+    }
+
+    #[test]
+    fn global_windows_need_workgroups_of_256_and_the_plan_falls_back_without_them() {
+        let mut caps = lavapipe();
+        caps.max_group_invocations = 128;
+        caps.max_group_size = [128, 128, 64];
+        let spec = spec(64, 64, 5);
+        for v in [Conv2dVariant::Global128x32, Conv2dVariant::Global128x64] {
+            assert!(matches!(
+                geometry(&caps, &spec, Elem::F32, v),
+                Err(Error::ExceedsLimit { .. })
+            ));
+            assert!(geometry(&lavapipe(), &spec, Elem::F32, v).is_ok());
+        }
+        let device = crate::op::test_device(rosetta_core::Api::Vulkan, caps.clone());
+        let first = Conv2dVariant::default_order(&device)
+            .into_iter()
+            .find(|&v| geometry(&caps, &spec, Elem::F32, v).is_ok());
+        assert_eq!(first, Some(Conv2dVariant::Window32x64));
     }
 
     #[test]
