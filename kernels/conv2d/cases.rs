@@ -171,14 +171,19 @@ impl Conv {
             Image::F32(v) => conv2d_slice(backend, v, &self.filter, &self.spec, variant)?,
             Image::U8(v) => conv2d_slice(backend, v, &self.filter, &self.spec, variant)?,
         };
+        Ok(self.compare(&got))
+    }
+
+    /// `got` against the reference: exactly, or under the error bound.
+    fn compare(&self, got: &[f32]) -> Verdict {
         let (spec, exact) = (self.spec, self.exact);
-        Ok(compare_bounded(&got, &self.reference, |_, e| {
+        compare_bounded(got, &self.reference, |_, e| {
             if exact {
                 0.0
             } else {
                 conv2d_bound(&spec, e)
             }
-        }))
+        })
     }
 }
 
@@ -856,12 +861,7 @@ impl Check for Padded {
         if let Some(fail) = padding::sentinel_changed(&got, len) {
             return Ok(fail);
         }
-        let spec = *spec;
-        Ok(compare_bounded(
-            &got[..len],
-            &self.conv.reference,
-            |_, e| conv2d_bound(&spec, e),
-        ))
+        Ok(self.conv.compare(&got[..len]))
     }
 }
 
