@@ -1,6 +1,6 @@
 //! Recording one launch (checked by the checked layer, so nothing invalid
 //! reaches wgpu): the bind group of its buffers and params slot, the params
-//! staged in the arena, one compute pass.
+//! staged in the arena, one dispatch in the recorder's open compute pass.
 
 use crate::bindings::BindGroups;
 use crate::compile::WgpuKernel;

@@ -1,7 +1,10 @@
 //! The in-order command recorder.
 //!
 //! Launches, clears, copies and timestamps are recorded into one pending
-//! command encoder (one compute pass per launch) and submitted together;
+//! command encoder and submitted together; consecutive launches share one
+//! compute pass (wgpu still orders each dispatch after the writes of the
+//! ones before it: every dispatch is a usage scope of its own), which any
+//! other command ends;
 //! `write` and `read` submit what is pending first, so every call takes
 //! effect in call order, as if on one in-order queue:
 //!
@@ -31,6 +34,14 @@ pub(crate) fn params_binding_bytes(words: usize) -> u64 {
 
 /// The pending encoder, the params arena and the download staging buffer.
 pub(crate) struct Recorder {
+    /// The open compute pass of the pending encoder: the launches recorded
+    /// since its last other command. Why one pass for them: each compute
+    /// pass costs wgpu device time. On an H200 through Vulkan the two-launch
+    /// sum of 2^16 f32 took 17.3 µs with a pass per launch and 11.6 µs with
+    /// one pass, 2^28 248.9 against 243.0 µs
+    /// (`docs/results/h200-2026-11-24/`). (Declared first: it drops before
+    /// its encoder.)
+    pass: Option<wgpu::ComputePass<'static>>,
     encoder: Option<wgpu::CommandEncoder>,
     /// Dispatches in the pending encoder (for logs).
     launches: u32,
@@ -56,6 +67,7 @@ impl Recorder {
         })?;
         Ok(Recorder {
             encoder: None,
+            pass: None,
             launches: 0,
             arena,
             slot_stride: alignment,
@@ -69,8 +81,11 @@ impl Recorder {
         &self.arena
     }
 
-    /// The pending encoder, created on first use.
+    /// The pending encoder, created on first use, with no compute pass open
+    /// (an open one ends here: the encoder takes no other command while a
+    /// pass is open).
     pub(crate) fn encoder(&mut self, gpu: &Gpu) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
         self.encoder.get_or_insert_with(|| {
             gpu.device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -123,20 +138,30 @@ impl Recorder {
         params_offset: u32,
         groups: [u32; 3],
     ) {
-        let encoder = self.encoder(gpu);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(label),
-            timestamp_writes: None,
-        });
+        if self.pass.is_none() {
+            let pass = self
+                .encoder(gpu)
+                .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("rosetta launches"),
+                    timestamp_writes: None,
+                })
+                .forget_lifetime();
+            self.pass = Some(pass);
+        }
+        let Some(pass) = self.pass.as_mut() else {
+            return;
+        };
+        pass.push_debug_group(label);
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, bind_group, &[params_offset]);
         pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-        drop(pass);
+        pass.pop_debug_group();
         self.launches += 1;
     }
 
     /// Submit the pending batch (its params upload first).
     pub(crate) fn submit(&mut self, gpu: &Gpu) -> Result<()> {
+        self.pass = None;
         let Some(encoder) = self.encoder.take() else {
             return Ok(());
         };
