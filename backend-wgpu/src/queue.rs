@@ -37,10 +37,10 @@ pub(crate) struct Recorder {
     /// The open compute pass of the pending encoder: the launches recorded
     /// since its last other command. Why one pass for them: each compute
     /// pass costs wgpu device time. On an H200 through Vulkan the two-launch
-    /// sum of 2^16 f32 took 17.3 µs with a pass per launch and 11.6 µs with
-    /// one pass, 2^28 248.9 against 243.0 µs
-    /// (`docs/results/h200-2026-11-24/`). (Declared first: it drops before
-    /// its encoder.)
+    /// sum of 2^16 f32 took 15.6 µs with a pass per launch and 11.2 µs with
+    /// one pass, 2^28 254.0 against 248.3 µs (`rosetta bench`,
+    /// `docs/results/h200-2026-11-23g/` and `h200-2026-11-24/`). (Declared
+    /// first: it drops before its encoder.)
     pass: Option<wgpu::ComputePass<'static>>,
     encoder: Option<wgpu::CommandEncoder>,
     /// Dispatches in the pending encoder (for logs).

@@ -404,18 +404,41 @@ pub fn tune_class(spec: &MatmulSpec) -> String {
 }
 
 /// The default variant: the largest tiling that fits and still gives every
-/// compute unit a tile (large matrices get large tiles, small ones still
-/// spread over the device), else the smallest that fits.
-pub fn heuristic_variant(caps: &Capabilities, spec: &MatmulSpec) -> Option<MatmulVariant> {
-    let wanted = if caps.compute_units > 0 {
+/// compute unit a workgroup — C's tiles times the chunks of k the geometry
+/// would split them into ([`heuristic_chunks`]) where `split` — else the
+/// smallest that fits. Large matrices get large tiles; small ones large tiles
+/// over a split k where k is long enough, else small tiles spread over the
+/// device. Why count the split: on an H200 the 128 × 128 tiling split four
+/// ways ran 1024³ faster than 64 × 64 tiles through all four APIs (CUDA 68.7
+/// against 78.9 µs, Vulkan 95.7 against 99.7, OpenCL 74.4 against 93.0, wgpu
+/// 89.4 against 102.9; `docs/results/h200-2026-11-24/tune-matmul.txt`).
+/// The CPU backend passes `split = false`: its forms of the tilings take k
+/// 64 deep ([`CPU_TILINGS`]), too few slices to split.
+pub fn heuristic_variant(
+    caps: &Capabilities,
+    spec: &MatmulSpec,
+    split: bool,
+) -> Option<MatmulVariant> {
+    let units = if caps.compute_units > 0 {
         u64::from(caps.compute_units)
     } else {
         64
     };
+    let elements_c = (spec.m as u64).saturating_mul(spec.n as u64);
+    let workgroups = |t: &Tiling| {
+        let tiles = tiles(spec, t);
+        let slices = (spec.k as u64).div_ceil(u64::from(t.tile_k));
+        let chunks = if split {
+            heuristic_chunks(caps, tiles, slices, elements_c)
+        } else {
+            1
+        };
+        tiles.saturating_mul(chunks)
+    };
     let usable: Vec<Tiling> = TILINGS.into_iter().filter(|t| t.fits(caps)).collect();
     usable
         .iter()
-        .find(|t| tiles(spec, t) >= wanted)
+        .find(|t| workgroups(t) >= units)
         .or(usable.last())
         .map(|&t| MatmulVariant::tiled(t))
 }
@@ -640,8 +663,9 @@ impl MatmulPlan {
         // Nothing tuned: the heuristic's tiling, in its CPU backend's form
         // there (see `CPU_TILINGS`).
         let heuristic = || {
-            heuristic_variant(caps, spec).map(|v| {
-                if workgroup_model(backend.info()) {
+            let cpu_backend = workgroup_model(backend.info());
+            heuristic_variant(caps, spec, !cpu_backend).map(|v| {
+                if cpu_backend {
                     v.for_cpu_backend(caps)
                 } else {
                     v
@@ -1071,25 +1095,24 @@ mod tests {
     #[test]
     fn heuristic_prefers_large_tiles_that_fill_the_device() {
         let c = caps(None, 132);
-        assert_eq!(
-            heuristic_variant(&c, &spec(4096, 4096, 4096))
-                .unwrap()
-                .tiling,
-            TILINGS[0]
-        );
-        assert_eq!(
-            heuristic_variant(&c, &spec(1024, 1024, 1024))
-                .unwrap()
-                .tiling,
-            TILINGS[1]
-        );
-        assert_eq!(
-            heuristic_variant(&c, &spec(1, 1, 1)).unwrap().tiling,
-            TILINGS[2]
-        );
+        let tiling = |m, n, k, split| heuristic_variant(&c, &spec(m, n, k), split).unwrap().tiling;
+        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[0]);
+        // 1024²: 64 large tiles, split four ways over k (256 workgroups).
+        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[0]);
+        let v = heuristic_variant(&c, &spec(1024, 1024, 1024), true).unwrap();
+        let g = geometry(&c, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
+        assert_eq!(g.launch.groups[2], 4);
+        // Without the split (the CPU backend), or with k too short to split
+        // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_SLICES
+        // slices of 8), smaller tiles fill the device by themselves.
+        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[1]);
+        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[1]);
+        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[0]);
+        assert_eq!(tiling(1, 1, 1, true), TILINGS[2]);
+        assert_eq!(tiling(1, 1, 1, false), TILINGS[2]);
         let mut tiny = c.clone();
         tiny.max_group_invocations = 128;
-        assert!(heuristic_variant(&tiny, &spec(4, 4, 4)).is_none());
+        assert!(heuristic_variant(&tiny, &spec(4, 4, 4), true).is_none());
         assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
     }
 }
