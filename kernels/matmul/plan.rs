@@ -405,7 +405,7 @@ pub fn tune_class(spec: &MatmulSpec) -> String {
 
 /// The default variant: the largest tiling that fits and still gives every
 /// compute unit a workgroup — C's tiles times the chunks of k the geometry
-/// would split them into ([`heuristic_chunks`]) where `split` — else the
+/// would split them into (`heuristic_chunks`) where `split` — else the
 /// smallest that fits. Large matrices get large tiles; small ones large tiles
 /// over a split k where k is long enough, else small tiles spread over the
 /// device. Why count the split: on an H200 the 128 × 128 tiling split four
