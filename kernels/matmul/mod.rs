@@ -41,8 +41,14 @@
 //!    b. for `kk < TILE_K`: read `THREAD_M` values of `shared_a[kk]` and
 //!    `THREAD_N` of `shared_b[kk]` into registers and accumulate their outer
 //!    product; barrier.
-//!    (GLSL, CUDA and OpenCL load the next slice's elements into registers while the
-//!    current slice is computed: the register prefetch.)
+//!    (GLSL, OpenCL, and CUDA before sm_80 load the next slice's elements
+//!    into registers while the current slice is computed: the register
+//!    prefetch. CUDA on sm_80 and later copies them asynchronously
+//!    (`cp.async`) into [`CUDA_STAGES`] buffers, three slices ahead of the
+//!    one computed, with one barrier per slice and no registers held for
+//!    them: 41.1 against 39.5 TFLOP/s at 4096³ on an H100; B's copies are
+//!    16 or 4 bytes wide from one set of addresses, since two sets spilled
+//!    registers and ran at 37.1, `docs/results/README.md`.)
 //! 3. Store the micro-tile's elements that lie inside C to plane `z` of the
 //!    output: `out[z·m·n + row·n + col]`. Without a split (one chunk) the
 //!    output is C itself.
@@ -84,7 +90,9 @@
 //! - params: `m`, `n`, `k`, `chunk` (k per chunk, a multiple of `TILE_K`).
 //! - shared: `shared_a` (`TILE_K·(TILE_M + 4)` f32) then `shared_b`
 //!   (`TILE_K·(TILE_N + 4)` f32); **dynamic** in CUDA and OpenCL (one block,
-//!   `shared_b` at word `TILE_K·(TILE_M + 4)`), static in WGSL/GLSL.
+//!   `shared_b` at word `TILE_K·(TILE_M + 4)`), static in WGSL/GLSL. CUDA
+//!   takes [`CUDA_STAGES`] such buffers one after another
+//!   ([`Tiling::launch_shared_bytes`]).
 //! - indices: 64-bit in CUDA and OpenCL; 32-bit in WGSL and GLSL, where the
 //!   plan refuses matrices of more than 2^32 − 1 elements.
 //!
@@ -104,7 +112,7 @@ pub use kernel::{kernel, sum_kernel};
 pub use plan::matmul_f32;
 pub use plan::{
     geometry, heuristic_variant, tune_class, Algorithm, Geometry, MatmulPlan, MatmulVariant,
-    SumPass, Tiling, CPU_TILINGS, TILINGS,
+    SumPass, Tiling, CPU_TILINGS, CUDA_STAGES, TILINGS,
 };
 pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec, PAD};
 

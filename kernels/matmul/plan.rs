@@ -64,6 +64,12 @@ pub const TILINGS: [Tiling; 3] = [
     Tiling::new(32, 32, 8, 2, 2),
 ];
 
+/// Shared buffers the CUDA version of the tiled kernel takes: on sm_80 and
+/// later it keeps `STAGES` slices in flight through asynchronous copies
+/// (`matmul.cu`, whose `STAGES` must equal this; it traps on less). Every
+/// other language, and CUDA before sm_80, uses one.
+pub const CUDA_STAGES: u32 = 4;
+
 /// The CPU backend's forms of [`TILINGS`], in the same order: the same
 /// tiles of C and invocations, `TILE_K` 64 instead of 8, and the 128 × 128
 /// tile's micro-tiles 4 × 16 instead of 8 × 8. Why: under the workgroup
@@ -103,9 +109,19 @@ impl Tiling {
         (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
     }
 
-    /// `shared_a` then `shared_b`, rows padded by [`PAD`].
+    /// One buffer: `shared_a` then `shared_b`, rows padded by [`PAD`].
     pub fn shared_bytes(&self) -> u32 {
         self.tile_k * (self.tile_m + PAD + self.tile_n + PAD) * 4
+    }
+
+    /// What a launch in `language` takes: [`Tiling::shared_bytes`] times
+    /// its buffers ([`CUDA_STAGES`] in CUDA, else 1).
+    pub fn launch_shared_bytes(&self, language: Language) -> u32 {
+        let buffers = match language {
+            Language::Cuda => CUDA_STAGES,
+            Language::Wgsl | Language::Glsl | Language::OpenCl | Language::Rust => 1,
+        };
+        self.shared_bytes() * buffers
     }
 
     /// `128x128x8/8x8`.
@@ -134,11 +150,11 @@ impl Tiling {
         }
     }
 
-    /// Whether the device can run a workgroup of this tiling.
-    pub fn fits(&self, caps: &Capabilities) -> bool {
+    /// Whether the device can run a workgroup of this tiling in `language`.
+    pub fn fits(&self, caps: &Capabilities, language: Language) -> bool {
         self.group_size() <= caps.max_group_invocations
             && self.group_size() <= caps.max_group_size[0]
-            && self.shared_bytes() <= caps.max_shared_bytes
+            && self.launch_shared_bytes(language) <= caps.max_shared_bytes
     }
 
     /// Elements of A's tile each invocation moves per slice.
@@ -312,7 +328,7 @@ impl MatmulVariant {
             .iter()
             .position(|t| *t == self.tiling)
             .and_then(|i| algorithm.cpu_tilings().get(i))
-            .filter(|t| t.fits(caps));
+            .filter(|t| t.fits(caps, Language::Rust));
         match cpu {
             Some(&tiling) => MatmulVariant { tiling, ..self },
             None => self,
@@ -362,6 +378,7 @@ impl MatmulVariant {
     /// Whether a device can run it, or why not.
     pub fn check(&self, backend: &Arc<dyn Backend>) -> Result<()> {
         let caps = &backend.info().caps;
+        let language = backend.info().api.language();
         if self.cpu_only() && !workgroup_model(backend.info()) {
             return Err(Error::unsupported(
                 backend.info().api,
@@ -371,14 +388,14 @@ impl MatmulVariant {
                 ),
             ));
         }
-        if !self.algorithm.available(caps) || !self.tiling.fits(caps) {
+        if !self.algorithm.available(caps) || !self.tiling.fits(caps, language) {
             return Err(Error::unsupported(
                 backend.info().api,
                 format!(
                     "matmul variant '{}' needs workgroups of {} invocations and {} bytes of shared memory",
                     self.name(),
                     self.tiling.group_size(),
-                    self.tiling.shared_bytes()
+                    self.tiling.launch_shared_bytes(language)
                 ),
             ));
         }
@@ -413,9 +430,11 @@ pub fn tune_class(spec: &MatmulSpec) -> String {
 /// against 78.9 µs, Vulkan 95.7 against 99.7, OpenCL 74.4 against 93.0, wgpu
 /// 89.4 against 102.9; `docs/results/h200-2026-11-24/tune-matmul.txt`).
 /// The CPU backend passes `split = false`: its forms of the tilings take k
-/// 64 deep ([`CPU_TILINGS`]), too few slices to split.
+/// 64 deep ([`CPU_TILINGS`]), too few slices to split. `language` decides
+/// what fits ([`Tiling::launch_shared_bytes`]).
 pub fn heuristic_variant(
     caps: &Capabilities,
+    language: Language,
     spec: &MatmulSpec,
     split: bool,
 ) -> Option<MatmulVariant> {
@@ -435,7 +454,10 @@ pub fn heuristic_variant(
         };
         tiles.saturating_mul(chunks)
     };
-    let usable: Vec<Tiling> = TILINGS.into_iter().filter(|t| t.fits(caps)).collect();
+    let usable: Vec<Tiling> = TILINGS
+        .into_iter()
+        .filter(|t| t.fits(caps, language))
+        .collect();
     usable
         .iter()
         .find(|t| workgroups(t) >= units)
@@ -502,10 +524,11 @@ pub struct Geometry {
     pub loops: u64,
 }
 
-/// Plan the passes of `variant` for `spec` under `caps`, keeping every
-/// invocation's loop iterations within `budget`.
+/// Plan the passes of `variant` for `spec` under `caps` in `language`,
+/// keeping every invocation's loop iterations within `budget`.
 pub fn geometry(
     caps: &Capabilities,
+    language: Language,
     spec: &MatmulSpec,
     variant: &MatmulVariant,
     budget: u64,
@@ -546,7 +569,7 @@ pub fn geometry(
     let launch = Launch {
         groups: [x, y, chunks as u32],
         group_size: t.group_size(),
-        shared_bytes: t.shared_bytes(),
+        shared_bytes: t.launch_shared_bytes(language),
     };
 
     let mut sums = Vec::new();
@@ -664,7 +687,7 @@ impl MatmulPlan {
         // there (see `CPU_TILINGS`).
         let heuristic = || {
             let cpu_backend = workgroup_model(backend.info());
-            heuristic_variant(caps, spec, !cpu_backend).map(|v| {
+            heuristic_variant(caps, backend.info().api.language(), spec, !cpu_backend).map(|v| {
                 if cpu_backend {
                     v.for_cpu_backend(caps)
                 } else {
@@ -675,14 +698,15 @@ impl MatmulPlan {
         let variant = match tuned.or_else(heuristic) {
             Some(v) => v,
             None => {
+                let smallest = TILINGS[TILINGS.len() - 1];
                 return Err(Error::unsupported(
                     backend.info().api,
                     format!(
                         "matmul needs workgroups of {} invocations and {} bytes of shared memory",
-                        TILINGS[2].group_size(),
-                        TILINGS[2].shared_bytes()
+                        smallest.group_size(),
+                        smallest.launch_shared_bytes(backend.info().api.language())
                     ),
-                ))
+                ));
             }
         };
         let mut plan = Self::with_variant(backend, spec, variant)?;
@@ -718,7 +742,13 @@ impl MatmulPlan {
             u32_param("matmul k", spec.k as u64)?,
             0,
         ];
-        let geometry = geometry(caps, spec, &variant, budget.min(caps.loop_budget()))?;
+        let geometry = geometry(
+            caps,
+            info.api.language(),
+            spec,
+            &variant,
+            budget.min(caps.loop_budget()),
+        )?;
         // WGSL and GLSL index with 32-bit words.
         if matches!(info.api.language(), Language::Wgsl | Language::Glsl) {
             for (what, elements) in [
@@ -941,6 +971,50 @@ mod tests {
         MatmulSpec { m, k, n }
     }
 
+    /// The language the geometry tests plan for (one shared buffer).
+    const L: Language = Language::Wgsl;
+
+    /// The CUDA version's stage count is the plan's: the plan passes
+    /// `CUDA_STAGES` buffers' worth of shared memory, the kernel uses
+    /// `STAGES` (and traps on less).
+    #[test]
+    fn cuda_stages_match_the_kernel() {
+        let cuda = include_str!("matmul.cu");
+        assert!(cuda.contains(&format!("#define STAGES {CUDA_STAGES}u  // = CUDA_STAGES")));
+        let t = TILINGS[0];
+        assert_eq!(
+            t.launch_shared_bytes(Language::Cuda),
+            CUDA_STAGES * t.shared_bytes()
+        );
+        for language in [
+            Language::Wgsl,
+            Language::Glsl,
+            Language::OpenCl,
+            Language::Rust,
+        ] {
+            assert_eq!(t.launch_shared_bytes(language), t.shared_bytes());
+        }
+        // A device with room for one buffer but not four runs the tiling
+        // everywhere but in CUDA.
+        let one = Capabilities {
+            max_shared_bytes: t.shared_bytes(),
+            ..caps(None, 1)
+        };
+        assert!(t.fits(&one, L) && !t.fits(&one, Language::Cuda));
+        let g = geometry(
+            &caps(None, 1),
+            Language::Cuda,
+            &spec(9, 9, 9),
+            &MatmulVariant::tiled(TILINGS[2]),
+            u64::MAX,
+        )
+        .unwrap();
+        assert_eq!(
+            g.launch.shared_bytes,
+            CUDA_STAGES * TILINGS[2].shared_bytes()
+        );
+    }
+
     /// The WGSL version sizes its register arrays for micro-tiles up to
     /// 8 × 8 (`MAX_THREAD`) and prefetches at most 4 elements of each tile
     /// per invocation (`MAX_LOADS`): every tiling the GPU languages run
@@ -1007,8 +1081,8 @@ mod tests {
                 (t.tile_m, t.tile_n, t.group_size())
             );
             let fallback = MatmulVariant::tiled(t).for_cpu_backend(&small).tiling;
-            assert!(fallback.fits(&small));
-            assert_eq!(fallback == t, !CPU_TILINGS[i].fits(&small));
+            assert!(fallback.fits(&small, Language::Rust));
+            assert_eq!(fallback == t, !CPU_TILINGS[i].fits(&small, Language::Rust));
         }
         let split = MatmulVariant::tiled(TILINGS[0]).split(3);
         assert_eq!(split.for_cpu_backend(&roomy).split_k, Some(3));
@@ -1020,7 +1094,7 @@ mod tests {
         let budget = capped.loop_budget();
         for v in MatmulVariant::all() {
             for k in [1usize, 7, 1 << 20, (1 << 20) + 3, 200_000] {
-                let g = geometry(&capped, &spec(1, 1, k), &v, budget).unwrap();
+                let g = geometry(&capped, L, &spec(1, 1, k), &v, budget).unwrap();
                 assert!(g.loops <= budget, "{v} k={k}: {} loops", g.loops);
                 assert_eq!(g.chunk % v.tiling.tile_k, 0);
                 assert!(u64::from(g.chunk) * u64::from(g.chunks) >= k as u64);
@@ -1030,16 +1104,16 @@ mod tests {
                 }
                 assert!(g.sums.last().is_none_or(|p| p.to_output));
             }
-            let long = geometry(&capped, &spec(1, 1, 1 << 20), &v, budget).unwrap();
+            let long = geometry(&capped, L, &spec(1, 1, 1 << 20), &v, budget).unwrap();
             assert!(long.chunks > 1, "{v}");
         }
         // Without a cap, a single tile of C still splits (to fill the
         // device), but a large C does not.
         let free = caps(None, 132);
         let v = MatmulVariant::tiled(TILINGS[1]);
-        let g = geometry(&free, &spec(64, 64, 200_000), &v, u64::MAX).unwrap();
+        let g = geometry(&free, L, &spec(64, 64, 200_000), &v, u64::MAX).unwrap();
         assert!(g.chunks > 100 && g.sums.len() == 1, "{g:?}");
-        let g = geometry(&free, &spec(4096, 4096, 4096), &v, u64::MAX).unwrap();
+        let g = geometry(&free, L, &spec(4096, 4096, 4096), &v, u64::MAX).unwrap();
         assert_eq!((g.chunks, g.sums.len(), g.scratch), (1, 0, [0, 0]));
     }
 
@@ -1049,7 +1123,7 @@ mod tests {
         let v = MatmulVariant::tiled(TILINGS[2]);
         let per = Algorithm::Tiled.loops_per_slice(&TILINGS[2])
             + Algorithm::Tiled.loops_per_tile(&TILINGS[2]);
-        let g = geometry(&c, &spec(3, 5, 20_000), &v, per).unwrap();
+        let g = geometry(&c, L, &spec(3, 5, 20_000), &v, per).unwrap();
         assert_eq!(g.chunks, 2500);
         assert!(g.sums.len() >= 2, "{g:?}");
         let planes: Vec<u32> = g.sums.iter().map(|p| p.planes).collect();
@@ -1058,14 +1132,14 @@ mod tests {
         }
         assert!(g.scratch[1] > 0);
         assert!(matches!(
-            geometry(&c, &spec(3, 5, 20_000), &v, per - 1),
+            geometry(&c, L, &spec(3, 5, 20_000), &v, per - 1),
             Err(Error::ExceedsLimit { .. })
         ));
         // More chunks than z allows.
         let mut few_z = caps(None, 1);
         few_z.max_groups[2] = 100;
         assert!(matches!(
-            geometry(&few_z, &spec(3, 5, 20_000), &v, per),
+            geometry(&few_z, L, &spec(3, 5, 20_000), &v, per),
             Err(Error::ExceedsLimit { .. })
         ));
     }
@@ -1074,17 +1148,17 @@ mod tests {
     fn grids_beyond_one_axis_use_two() {
         let c = caps(None, 1);
         let v = MatmulVariant::tiled(TILINGS[2]);
-        let g = geometry(&c, &spec(1, 65_536 * 32 + 1, 3), &v, u64::MAX).unwrap();
+        let g = geometry(&c, L, &spec(1, 65_536 * 32 + 1, 3), &v, u64::MAX).unwrap();
         assert_eq!(g.tiles, 65_537);
         assert_eq!(g.launch.groups, [65_535, 2, 1]);
         let mut small = caps(None, 1);
         small.max_groups = [10, 10, 10];
         assert!(matches!(
-            geometry(&small, &spec(32 * 101, 1, 3), &v, u64::MAX),
+            geometry(&small, L, &spec(32 * 101, 1, 3), &v, u64::MAX),
             Err(Error::ExceedsLimit { .. })
         ));
         assert_eq!(
-            geometry(&small, &spec(32 * 100, 1, 3), &v, u64::MAX)
+            geometry(&small, L, &spec(32 * 100, 1, 3), &v, u64::MAX)
                 .unwrap()
                 .launch
                 .groups,
@@ -1095,12 +1169,16 @@ mod tests {
     #[test]
     fn heuristic_prefers_large_tiles_that_fill_the_device() {
         let c = caps(None, 132);
-        let tiling = |m, n, k, split| heuristic_variant(&c, &spec(m, n, k), split).unwrap().tiling;
+        let tiling = |m, n, k, split| {
+            heuristic_variant(&c, L, &spec(m, n, k), split)
+                .unwrap()
+                .tiling
+        };
         assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[0]);
         // 1024²: 64 large tiles, split four ways over k (256 workgroups).
         assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[0]);
-        let v = heuristic_variant(&c, &spec(1024, 1024, 1024), true).unwrap();
-        let g = geometry(&c, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
+        let v = heuristic_variant(&c, L, &spec(1024, 1024, 1024), true).unwrap();
+        let g = geometry(&c, L, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
         assert_eq!(g.launch.groups[2], 4);
         // Without the split (the CPU backend), or with k too short to split
         // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_SLICES
@@ -1112,7 +1190,7 @@ mod tests {
         assert_eq!(tiling(1, 1, 1, false), TILINGS[2]);
         let mut tiny = c.clone();
         tiny.max_group_invocations = 128;
-        assert!(heuristic_variant(&tiny, &spec(4, 4, 4), true).is_none());
+        assert!(heuristic_variant(&tiny, L, &spec(4, 4, 4), true).is_none());
         assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
     }
 }
