@@ -62,9 +62,10 @@ impl Check for ReduceF32 {
             }
             ReduceOp::Min | ReduceOp::Max => {
                 let expected = self.min_max.unwrap_or(f32::NAN);
-                let same = (got.is_nan() && expected.is_nan())
-                    || got.to_bits() == expected.to_bits()
-                    || (got == 0.0 && expected == 0.0);
+                // Exact bits: −0 orders below +0, so the sign of a zero
+                // result is defined too (mod.rs, "Semantics of combine").
+                let same =
+                    (got.is_nan() && expected.is_nan()) || got.to_bits() == expected.to_bits();
                 let mut v = if same {
                     Verdict::pass("")
                 } else {
@@ -236,6 +237,26 @@ pub fn cases() -> Vec<Case> {
     ];
     for (label, op, values) in specials {
         all.push(case(Elem::F32, op, 10_007, label, values, None));
+    }
+    // Zeros of both signs through every variant: the min of −0 and +0 is −0
+    // and the max +0 in any order, the max of −0s is −0 (the subgroup
+    // variants once mapped every zero to +0).
+    let zeros: [(&str, Values); 2] = [
+        (" all -0", |_, n| vec![0x8000_0000; n]),
+        (" -0 and +0", |s, n| {
+            inputs::u32_values(s, n)
+                .into_iter()
+                .map(|bits| bits & 0x8000_0000)
+                .collect()
+        }),
+    ];
+    for (label, values) in zeros {
+        for op in [ReduceOp::Min, ReduceOp::Max] {
+            all.push(case(Elem::F32, op, 10_007, label, values, None));
+            for variant in ReduceVariant::ALL {
+                all.push(case(Elem::F32, op, 10_007, label, values, Some(variant)));
+            }
+        }
     }
     all.push(case(
         Elem::F32,

@@ -57,17 +57,22 @@
 //! - min / max: i32 signed, u32 unsigned; f32 returns NaN if either operand is
 //!   NaN (test NaN by bits: `(bits & 0x7fffffff) > 0x7f800000`, since fast-math
 //!   compilers may fold `x != x`), else the operand with the smaller / larger
-//!   `ordered_key` (below), bits unchanged. Subgroup variants take the
+//!   `total_key` (below), bits unchanged. Subgroup variants take the
 //!   subgroup min / max of the keys and map the winner back with `from_key`.
+//!   −0 orders below +0 (IEEE 754's minimum / maximum), so the result has
+//!   the same bits on every device and variant (numpy's is −0 or +0
+//!   depending on the order of the inputs).
 //!
 //! # Ordering floats exactly
 //! Devices may flush subnormals to zero in float comparisons (NVIDIA through
 //! SPIR-V does), which would make min / max and histogram edges inexact. So
 //! kernels order f32 values by an integer key of their bits, never by float
-//! comparison: `ordered_key(b)` maps −0 to +0, then returns `!b` for negative
-//! values and `b | 0x80000000` for the rest; `key(x) < key(y)` exactly when
-//! `x < y` for non-NaN x, y. `from_key(k)` inverts it
-//! (`k & 0x80000000 != 0 ? k & 0x7fffffff : !k`).
+//! comparison: `total_key(b)` returns `!b` for negative values (sign bit
+//! set, −0 included) and `b | 0x80000000` for the rest; `key(x) < key(y)`
+//! exactly when `x < y` for non-NaN x, y, and `key(−0) < key(+0)`.
+//! `from_key(k)` inverts it (`k & 0x80000000 != 0 ? k & 0x7fffffff : !k`).
+//! Histograms compare values with their edges by `ordered_key`, the same
+//! key with −0 first mapped to +0 (`−0 ≥ 0` holds there, as in numpy).
 //! - identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
 //!
 //! # On the CPU backend

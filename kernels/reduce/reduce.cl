@@ -62,12 +62,12 @@ bool is_nan_bits(float x)
     return (as_uint(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
-// The order-preserving key of an f32's bits (−0 and +0 share one): keys
-// compare exactly as the floats do, also where a device flushes subnormals
-// in float comparisons. from_key inverts it.
-uint ordered_key(uint bits)
+// The total-order key of an f32's bits: keys compare as the floats do, and
+// -0 below +0 (IEEE 754's minimum / maximum), so min and max give the same
+// bits whatever the order of combining; exact also where a device flushes
+// subnormals in float comparisons. from_key inverts it.
+uint total_key(uint bits)
 {
-    bits = bits == 0x80000000u ? 0u : bits;
     return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
 }
 
@@ -90,9 +90,9 @@ T combine(T a, T b)
     }
     // Ordered by key, not float comparison: exact with subnormals too.
 #if OP == 1
-    return ordered_key(as_uint(b)) < ordered_key(as_uint(a)) ? b : a;
+    return total_key(as_uint(b)) < total_key(as_uint(a)) ? b : a;
 #else
-    return ordered_key(as_uint(b)) > ordered_key(as_uint(a)) ? b : a;
+    return total_key(as_uint(b)) > total_key(as_uint(a)) ? b : a;
 #endif
 #elif OP == 1
     return min(a, b);
@@ -114,9 +114,9 @@ T subgroup_combine(T acc)
         return as_float(0x7fc00000u);
     }
 #if OP == 1
-    return as_float(from_key(sub_group_reduce_min(ordered_key(as_uint(acc)))));
+    return as_float(from_key(sub_group_reduce_min(total_key(as_uint(acc)))));
 #else
-    return as_float(from_key(sub_group_reduce_max(ordered_key(as_uint(acc)))));
+    return as_float(from_key(sub_group_reduce_max(total_key(as_uint(acc)))));
 #endif
 #elif OP == 1
     return sub_group_reduce_min(acc);

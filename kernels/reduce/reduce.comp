@@ -49,11 +49,11 @@ bool is_nan(uint bits) {
     return (bits & 0x7fffffffu) > 0x7f800000u;
 }
 
-// The order-preserving key of an f32's bits (-0 and +0 share one): keys
-// compare exactly as the floats do, also where a device flushes subnormals
-// in float comparisons (NVIDIA does). from_key inverts it.
-uint ordered_key(uint bits) {
-    bits = bits == 0x80000000u ? 0u : bits;
+// The total-order key of an f32's bits: keys compare as the floats do, and
+// -0 below +0 (IEEE 754's minimum / maximum), so min and max give the same
+// bits whatever the order of combining; exact also where a device flushes
+// subnormals in float comparisons. from_key inverts it.
+uint total_key(uint bits) {
     return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
 }
 
@@ -85,8 +85,8 @@ uint combine(uint a, uint b) {
             return is_nan(a) ? a : b;
         }
         // Ordered by key, not float comparison: exact with subnormals too.
-        uint ka = ordered_key(a);
-        uint kb = ordered_key(b);
+        uint ka = total_key(a);
+        uint kb = total_key(b);
         bool take_b = OP == 1u ? kb < ka : kb > ka;
         return take_b ? b : a;
     }
@@ -118,7 +118,7 @@ uint subgroup_combine(uint x) {
         if (subgroupMax(is_nan(x) ? 1u : 0u) != 0u) {
             return 0x7fc00000u;
         }
-        uint key = ordered_key(x);
+        uint key = total_key(x);
         return from_key(OP == 1u ? subgroupMin(key) : subgroupMax(key));
     }
     if (ELEM == 1u) {

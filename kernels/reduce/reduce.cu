@@ -41,12 +41,12 @@ typedef uint4 T4;
 // NaN by bits: fast-math folding can't remove it.
 __forceinline__ bool is_nan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }
 
-// The order-preserving key of an f32's bits (-0 and +0 share one): keys
-// compare exactly as the floats do, also where a device flushes subnormals
-// in float comparisons (mod.rs, "Ordering floats exactly").
-__forceinline__ unsigned int ordered_key(unsigned int bits)
+// The total-order key of an f32's bits: keys compare as the floats do, and
+// -0 below +0 (IEEE 754's minimum / maximum), so min and max give the same
+// bits whatever the order of combining; exact also where a device flushes
+// subnormals in float comparisons (mod.rs, "Ordering floats exactly").
+__forceinline__ unsigned int total_key(unsigned int bits)
 {
-    bits = bits == 0x80000000u ? 0u : bits;
     return (bits & 0x80000000u) != 0u ? ~bits : (bits | 0x80000000u);
 }
 
@@ -60,9 +60,9 @@ __forceinline__ T combine(T a, T b) {
     if (is_nan(a) || is_nan(b)) return __uint_as_float(0x7fc00000u);
     // Ordered by key, not float comparison: exact with subnormals too.
 #if OP == 1
-    return ordered_key(__float_as_uint(b)) < ordered_key(__float_as_uint(a)) ? b : a;
+    return total_key(__float_as_uint(b)) < total_key(__float_as_uint(a)) ? b : a;
 #else
-    return ordered_key(__float_as_uint(b)) > ordered_key(__float_as_uint(a)) ? b : a;
+    return total_key(__float_as_uint(b)) > total_key(__float_as_uint(a)) ? b : a;
 #endif
 }
 #elif ELEM == 1

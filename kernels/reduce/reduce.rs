@@ -51,7 +51,7 @@ impl Reduction for MinF32 {
     fn combine(a: f32, b: f32) -> f32 {
         if a.is_nan() || b.is_nan() {
             f32::NAN
-        } else if ordered_key(b.to_bits()) < ordered_key(a.to_bits()) {
+        } else if total_key(b.to_bits()) < total_key(a.to_bits()) {
             b
         } else {
             a
@@ -64,7 +64,7 @@ impl Reduction for MaxF32 {
     fn combine(a: f32, b: f32) -> f32 {
         if a.is_nan() || b.is_nan() {
             f32::NAN
-        } else if ordered_key(b.to_bits()) > ordered_key(a.to_bits()) {
+        } else if total_key(b.to_bits()) > total_key(a.to_bits()) {
             b
         } else {
             a
@@ -100,7 +100,19 @@ impl Reduction for MaxU32 {
     }
 }
 
-/// The order-preserving integer key of an f32's bits (−0 and +0 share one):
+/// The total-order key of an f32's bits, as min and max use it: keys compare
+/// as the floats do, with −0 below +0 (IEEE 754's minimum / maximum), so the
+/// result's bits do not depend on the order of combining.
+fn total_key(bits: u32) -> u32 {
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The order-preserving integer key of an f32's bits (−0 and +0 share one),
+/// as histograms compare values with their edges:
 /// `ordered_key(x) < ordered_key(y)` exactly when `x < y`, also where a device
 /// would flush subnormals in a float comparison.
 pub(crate) fn ordered_key(bits: u32) -> u32 {

@@ -39,12 +39,12 @@ fn is_nan(bits: u32) -> bool {
     return (bits & 0x7fffffffu) > 0x7f800000u;
 }
 
-// The order-preserving key of an f32's bits (-0 and +0 share one): keys
-// compare exactly as the floats do, also where a device flushes subnormals
-// in float comparisons. from_key inverts it.
-fn ordered_key(bits: u32) -> u32 {
-    let b = select(bits, 0u, bits == 0x80000000u);
-    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+// The total-order key of an f32's bits: keys compare as the floats do, and
+// -0 below +0 (IEEE 754's minimum / maximum), so min and max give the same
+// bits whatever the order of combining; exact also where a device flushes
+// subnormals in float comparisons. from_key inverts it.
+fn total_key(bits: u32) -> u32 {
+    return select(bits | 0x80000000u, ~bits, (bits & 0x80000000u) != 0u);
 }
 
 fn from_key(key: u32) -> u32 {
@@ -75,8 +75,8 @@ fn combine(a: u32, b: u32) -> u32 {
             return select(b, a, is_nan(a));
         }
         // Ordered by key, not float comparison: exact with subnormals too.
-        let ka = ordered_key(a);
-        let kb = ordered_key(b);
+        let ka = total_key(a);
+        let kb = total_key(b);
         return select(a, b, select(kb > ka, kb < ka, OP == 1u));
     }
     if ELEM == 1u {
@@ -106,9 +106,9 @@ fn subgroup_combine(x: u32) -> u32 {
             return 0x7fc00000u;
         }
         if OP == 1u {
-            return from_key(subgroup_min_u32(ordered_key(x)));
+            return from_key(subgroup_min_u32(total_key(x)));
         }
-        return from_key(subgroup_max_u32(ordered_key(x)));
+        return from_key(subgroup_max_u32(total_key(x)));
     }
     if ELEM == 1u {
         if OP == 1u {

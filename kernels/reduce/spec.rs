@@ -99,16 +99,17 @@ pub fn sum_f32(x: &[f32]) -> Exact {
         .reduce(Exact::default, Exact::merge)
 }
 
-/// Min or max of f32 values; NaN propagates (as numpy and torch). `None`
-/// when empty.
+/// Min or max of f32 values; NaN propagates (as numpy and torch), and −0
+/// orders below +0 (IEEE 754's minimum / maximum: the min of −0 and +0 is
+/// −0 whatever their order). `None` when empty.
 pub fn min_max_f32(x: &[f32], op: ReduceOp) -> Option<f32> {
     let pick = |a: f32, b: f32| -> f32 {
         if a.is_nan() || b.is_nan() {
             f32::NAN
-        } else if op == ReduceOp::Min {
-            a.min(b)
+        } else if (op == ReduceOp::Min) == a.total_cmp(&b).is_le() {
+            a
         } else {
-            a.max(b)
+            b
         }
     };
     x.par_chunks(1 << 16)
@@ -162,6 +163,22 @@ pub fn reduce_int<T: IntElem>(x: &[T], op: ReduceOp) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn min_and_max_order_negative_zero_below_positive_zero() {
+        for x in [[-0.0f32, 0.0], [0.0, -0.0]] {
+            let min = min_max_f32(&x, ReduceOp::Min).unwrap();
+            let max = min_max_f32(&x, ReduceOp::Max).unwrap();
+            assert_eq!((min.to_bits(), max.to_bits()), ((-0.0f32).to_bits(), 0));
+        }
+        let zeros = [-0.0f32; 5];
+        assert_eq!(
+            min_max_f32(&zeros, ReduceOp::Max).unwrap().to_bits(),
+            (-0.0f32).to_bits()
+        );
+        assert_eq!(min_max_f32(&[3.0, -1.0, 2.0], ReduceOp::Min), Some(-1.0));
+        assert_eq!(min_max_f32(&[3.0, -1.0, 2.0], ReduceOp::Max), Some(3.0));
+    }
 
     #[test]
     fn nan_propagates_through_min_and_max() {
