@@ -97,6 +97,40 @@ fn case(
     })
 }
 
+/// Two thirds −0, then ones, +0s and −0s, against the prefix sums added
+/// one after another from −0 (exact: every sum is a small integer or a
+/// zero).
+fn signed_zeros_case(len: usize, variant: Option<ScanVariant>) -> Case {
+    let variant_label = variant
+        .map(|v| format!(" {}", v.name()))
+        .unwrap_or_default();
+    let name = format!("scan f32 n={len} signed zeros{variant_label}");
+    Case::new(name, "scan", CaseGroup::Ops, true, move || {
+        let values: Vec<f32> = (0..len)
+            .map(|i| match (i < len * 2 / 3, i % 3) {
+                (true, _) | (false, 2) => -0.0,
+                (false, 0) => 1.0,
+                _ => 0.0,
+            })
+            .collect();
+        let mut sum = -0.0f32;
+        let expected = values
+            .iter()
+            .map(|&x| {
+                sum += x;
+                sum.to_bits()
+            })
+            .collect();
+        ScanCheck {
+            elem: Elem::F32,
+            words: bytemuck::cast_vec(values),
+            variant,
+            exact: Vec::new(),
+            expected,
+        }
+    })
+}
+
 fn f32_words(seed: u64, len: usize) -> Vec<u32> {
     bytemuck::cast_vec(inputs::f32_values(seed, len))
 }
@@ -161,6 +195,12 @@ pub fn cases() -> Vec<Case> {
         )
         .repeated(20),
     );
+    // Signed zeros, bit-exact: the sums stay −0 while only −0s have been
+    // added (numpy.cumsum; every tile once started from +0 and made them +0).
+    for variant in std::iter::once(None).chain(ScanVariant::ALL.map(Some)) {
+        let len = 3 * 256 * variant.map_or(8, |v| v.items as usize) + 5;
+        all.push(signed_zeros_case(len, variant));
+    }
     all.extend(limits_cases());
     all.extend(error_cases());
     all

@@ -24,6 +24,15 @@ inline uint add(uint a, uint b)
 
 #define VECTORS (ITEMS / 4u)
 
+// The identity of add, ZERO: -0.0 for f32 (-0 + x is x for every x, -0
+// included, where +0 + -0 is +0: numpy.cumsum of -0s is -0s), 0 for
+// integers. It pads past n and starts the sums and the first tile's offset.
+#if ELEM == 0
+#define ZERO 0x80000000u
+#else
+#define ZERO 0u
+#endif
+
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
 void scan(__global const uint* restrict input, __global uint* restrict out,
           __global const uint* restrict offsets, uint n, uint offsets_len)
@@ -37,7 +46,7 @@ void scan(__global const uint* restrict input, __global uint* restrict out,
     const ulong base = tile * tile_len;
     const ulong first = base + (ulong)lid * ITEMS;
 
-    // This work-item's ITEMS elements (0 past n), as VECTORS 16-byte loads
+    // This work-item's ITEMS elements (ZERO past n), as VECTORS 16-byte loads
     // where the whole vector lies below n.
     uint values[ITEMS];
     __global const uint4* input4 = (__global const uint4*)input;
@@ -48,14 +57,14 @@ void scan(__global const uint* restrict input, __global uint* restrict out,
             values[4 * j] = v.x; values[4 * j + 1] = v.y; values[4 * j + 2] = v.z; values[4 * j + 3] = v.w;
         } else {
             for (uint k = 0; k < 4u; k++) {
-                values[4 * j + k] = at + k < n ? input[at + k] : 0u;
+                values[4 * j + k] = at + k < n ? input[at + k] : ZERO;
             }
         }
     }
 
 #if PHASE == 0
     // Phase 1: this work-item's sum to __local memory. -- barrier --
-    uint acc = 0u;
+    uint acc = ZERO;
     for (uint k = 0; k < ITEMS; k++) acc = add(acc, values[k]);
     shared_words[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -81,7 +90,7 @@ void scan(__global const uint* restrict input, __global uint* restrict out,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     // Last phase: offset of the tile plus the totals before this work-item.
-    const uint offset = (offsets_len > 0u && tile > 0ul) ? offsets[tile - 1ul] : 0u;
+    const uint offset = (offsets_len > 0u && tile > 0ul) ? offsets[tile - 1ul] : ZERO;
     const uint before = lid > 0u ? add(offset, shared_words[lid - 1u]) : offset;
     for (uint k = 0; k < ITEMS; k++) {
         if (first + k < n) out[first + k] = add(before, values[k]);

@@ -36,9 +36,16 @@ uint add(uint a, uint b) {
     return a + b;
 }
 
-// Element `i` (0 at or past n).
+// The identity of add, zero_word(): -0.0 for f32 (-0 + x is x for every x, -0
+// included, where +0 + -0 is +0: numpy.cumsum of -0s is -0s), 0 for
+// integers. It pads past n and starts the sums and the first tile's offset.
+uint zero_word() {
+    return ELEM == 0u ? 0x80000000u : 0u;
+}
+
+// Element `i` (zero_word() at or past n).
 uint element(uint i) {
-    return i < params.n ? input_vectors[i / 4u][i % 4u] : 0u;
+    return i < params.n ? input_vectors[i / 4u][i % 4u] : zero_word();
 }
 
 void main() {
@@ -51,7 +58,7 @@ void main() {
     uint base = live ? tile * tile_len : 0u;
     uint first = base + lid * ITEMS;
 
-    // This invocation's ITEMS elements (0 past n), as 16-byte loads where
+    // This invocation's ITEMS elements (zero_word() past n), as 16-byte loads where
     // the whole vector lies below n.
     uint values[16];
     for (uint j = 0u; j < ITEMS / 4u; j++) {
@@ -64,14 +71,14 @@ void main() {
             values[4u * j + 3u] = v.w;
         } else {
             for (uint k = 0u; k < 4u; k++) {
-                values[4u * j + k] = live ? element(at + k) : 0u;
+                values[4u * j + k] = live ? element(at + k) : zero_word();
             }
         }
     }
 
     if (PHASE == 0u) {
         // Phase 1: this invocation's sum to shared memory. -- barrier --
-        uint acc = 0u;
+        uint acc = zero_word();
         for (uint k = 0u; k < ITEMS; k++) {
             acc = add(acc, values[k]);
         }
@@ -109,7 +116,7 @@ void main() {
         barrier();
     }
     // Last phase: offset of the tile plus the totals before this invocation.
-    uint offset = (live && params.offsets_len > 0u && tile > 0u) ? offsets[tile - 1u] : 0u;
+    uint offset = (live && params.offsets_len > 0u && tile > 0u) ? offsets[tile - 1u] : zero_word();
     uint before = lid > 0u ? add(offset, shared_words[lid - 1u]) : offset;
     for (uint k = 0u; k < ITEMS; k++) {
         if (live && first + k < n) {

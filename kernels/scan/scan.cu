@@ -28,6 +28,15 @@ __forceinline__ unsigned int add(unsigned int a, unsigned int b)
 
 #define VECTORS (ITEMS / 4u)
 
+// The identity of add, ZERO: -0.0 for f32 (-0 + x is x for every x, -0
+// included, where +0 + -0 is +0: numpy.cumsum of -0s is -0s), 0 for
+// integers. It pads past n and starts the sums and the first tile's offset.
+#if ELEM == 0
+#define ZERO 0x80000000u
+#else
+#define ZERO 0u
+#endif
+
 extern "C" __global__ void __launch_bounds__(GROUP_SIZE)
 scan(const unsigned int* __restrict__ input, unsigned int* __restrict__ out,
      const unsigned int* __restrict__ offsets, unsigned int n, unsigned int offsets_len)
@@ -41,7 +50,7 @@ scan(const unsigned int* __restrict__ input, unsigned int* __restrict__ out,
     const unsigned long long base = tile * tile_len;
     const unsigned long long first = base + (unsigned long long)lid * ITEMS;
 
-    // This thread's ITEMS elements (0 past n), as VECTORS 16-byte loads
+    // This thread's ITEMS elements (ZERO past n), as VECTORS 16-byte loads
     // where the whole vector lies below n.
     unsigned int values[ITEMS];
     const uint4* __restrict__ input4 = reinterpret_cast<const uint4*>(input);
@@ -54,14 +63,14 @@ scan(const unsigned int* __restrict__ input, unsigned int* __restrict__ out,
         } else {
 #pragma unroll
             for (unsigned int k = 0; k < 4u; k++) {
-                values[4 * j + k] = at + k < n ? input[at + k] : 0u;
+                values[4 * j + k] = at + k < n ? input[at + k] : ZERO;
             }
         }
     }
 
 #if PHASE == 0
     // Phase 1: this thread's sum to shared memory. -- barrier --
-    unsigned int acc = 0u;
+    unsigned int acc = ZERO;
 #pragma unroll
     for (unsigned int k = 0; k < ITEMS; k++) acc = add(acc, values[k]);
     shared_words[lid] = acc;
@@ -89,7 +98,7 @@ scan(const unsigned int* __restrict__ input, unsigned int* __restrict__ out,
         __syncthreads();
     }
     // Last phase: offset of the tile plus the totals before this thread.
-    const unsigned int offset = (offsets_len > 0u && tile > 0ull) ? offsets[tile - 1ull] : 0u;
+    const unsigned int offset = (offsets_len > 0u && tile > 0ull) ? offsets[tile - 1ull] : ZERO;
     const unsigned int before = lid > 0u ? add(offset, shared_words[lid - 1u]) : offset;
 #pragma unroll
     for (unsigned int k = 0; k < ITEMS; k++) {

@@ -7,6 +7,17 @@
 
 use rosetta_core::workgroup::{Bindings, GlobalWord, Group};
 
+/// The identity of [`add`]: −0.0 for f32 (−0 + x is x for every x, −0
+/// included, where +0 + −0 is +0: numpy.cumsum of −0s is −0s), 0 for
+/// integers. It pads past n and starts the sums and the first tile's offset.
+fn zero_word(elem: u32) -> u32 {
+    if elem == 0 {
+        0x8000_0000
+    } else {
+        0
+    }
+}
+
 /// Addition on the words' values: f32, or wrapping u32 (also i32's bits).
 fn add(elem: u32, a: u32, b: u32) -> u32 {
     if elem == 0 {
@@ -36,20 +47,22 @@ pub(crate) fn scan(group: &mut Group<'_>, bindings: &Bindings<'_>) {
         return;
     }
     let base = tile * tile_len;
-    // Elements of invocation `lid`: base + lid·ITEMS + k, k < ITEMS (0 past n).
+    // Elements of invocation `lid`: base + lid·ITEMS + k, k < ITEMS (the
+    // identity past n).
+    let zero = zero_word(elem);
     let load = |lid: usize, k: usize| -> u32 {
         let i = base + (lid * items + k) as u64;
         if i < n {
             input[i as usize]
         } else {
-            0
+            zero
         }
     };
 
     if phase == 0 {
         // Phase 1: each invocation's sum. -- barrier --
         for lid in 0..size {
-            let mut acc = 0u32;
+            let mut acc = zero;
             for k in 0..items {
                 acc = add(elem, acc, load(lid, k));
             }
@@ -72,7 +85,7 @@ pub(crate) fn scan(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     // private memory; its total to shared memory. -- barrier --
     let mut local = vec![0u32; size * items];
     for lid in 0..size {
-        let mut acc = 0u32;
+        let mut acc = zero;
         for k in 0..items {
             acc = add(elem, acc, load(lid, k));
             local[lid * items + k] = acc;
@@ -100,7 +113,7 @@ pub(crate) fn scan(group: &mut Group<'_>, bindings: &Bindings<'_>) {
     let offset = if offsets_len > 0 && tile > 0 {
         bindings.read(2)[(tile - 1) as usize]
     } else {
-        0
+        zero
     };
     for lid in 0..size {
         let before = if lid > 0 {

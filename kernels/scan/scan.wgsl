@@ -40,12 +40,19 @@ fn add(a: u32, b: u32) -> u32 {
     return a + b;
 }
 
-// Element `i` (0 at or past n).
+// The identity of add, zero_word(): -0.0 for f32 (-0 + x is x for every x, -0
+// included, where +0 + -0 is +0: numpy.cumsum of -0s is -0s), 0 for
+// integers. It pads past n and starts the sums and the first tile's offset.
+fn zero_word() -> u32 {
+    return select(0u, 0x80000000u, ELEM == 0u);
+}
+
+// Element `i` (zero_word() at or past n).
 fn element(i: u32) -> u32 {
     if i < params.n {
         return input[i / 4u][i % 4u];
     }
-    return 0u;
+    return zero_word();
 }
 
 @compute @workgroup_size(GROUP_SIZE)
@@ -75,14 +82,14 @@ fn scan(
             values[4u * j + 3u] = v.w;
         } else {
             for (var k = 0u; k < 4u; k++) {
-                values[4u * j + k] = select(0u, element(at + k), live);
+                values[4u * j + k] = select(zero_word(), element(at + k), live);
             }
         }
     }
 
     if PHASE == 0u {
         // Phase 1: this invocation's sum to shared memory. -- barrier --
-        var acc = 0u;
+        var acc = zero_word();
         for (var k = 0u; k < ITEMS; k++) {
             acc = add(acc, values[k]);
         }
@@ -123,7 +130,7 @@ fn scan(
         workgroupBarrier();
     }
     // Last phase: offset of the tile plus the totals before this invocation.
-    var offset = 0u;
+    var offset = zero_word();
     if live && params.offsets_len > 0u && tile > 0u {
         offset = offsets[tile - 1u];
     }
