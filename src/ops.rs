@@ -138,9 +138,10 @@ impl DeviceBuffer<u8> {
 impl DeviceBuffer<f32> {
     /// numpy.histogram of the values: `bins` equal bins over `[lo, hi]`
     /// (the last bin includes `hi`; NaN and values outside are not
-    /// counted), on the device. Exact.
+    /// counted; an empty range `lo == hi` widens to `[lo − 0.5, hi + 0.5]`
+    /// as in numpy), on the device. Exact.
     pub fn histogram_range(&self, bins: u32, (lo, hi): (f64, f64)) -> Result<DeviceBuffer<u32>> {
-        self.count(HistogramInput::F32 { lo, hi }, bins)
+        self.count(HistogramInput::f32_range(lo, hi), bins)
     }
 }
 

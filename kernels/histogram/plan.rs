@@ -360,7 +360,9 @@ pub fn histogram_u8(backend: &Arc<dyn Backend>, values: &[u8], bins: u32) -> Res
     histogram_bytes(backend, values, &spec, None)
 }
 
-/// numpy.histogram of f32 values: `bins` equal bins over `[lo, hi]`.
+/// numpy.histogram of f32 values: `bins` equal bins over `[lo, hi]` (an
+/// empty range widened by a half each way, as numpy does:
+/// [`HistogramInput::f32_range`]).
 pub fn histogram_f32(
     backend: &Arc<dyn Backend>,
     values: &[f32],
@@ -368,7 +370,7 @@ pub fn histogram_f32(
     (lo, hi): (f64, f64),
 ) -> Result<Vec<u32>> {
     let spec = HistogramSpec {
-        input: HistogramInput::F32 { lo, hi },
+        input: HistogramInput::f32_range(lo, hi),
         len: values.len(),
         bins,
     };

@@ -65,6 +65,23 @@ impl fmt::Display for HistogramInput {
     }
 }
 
+impl HistogramInput {
+    /// f32 values over a range as numpy.histogram takes it: an empty range
+    /// (`lo == hi`, −0 and +0 alike) widens to `[lo − 0.5, hi + 0.5]`, as
+    /// numpy widens it; any other is kept as given ([`HistogramSpec::validate`]
+    /// refuses reversed, non-finite and too narrow ones).
+    pub fn f32_range(lo: f64, hi: f64) -> HistogramInput {
+        if lo == hi {
+            HistogramInput::F32 {
+                lo: lo - 0.5,
+                hi: hi + 0.5,
+            }
+        } else {
+            HistogramInput::F32 { lo, hi }
+        }
+    }
+}
+
 /// A histogram of `len` values in `bins` bins.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct HistogramSpec {
@@ -293,6 +310,36 @@ pub fn zipf_values(seed: u64, len: usize, bins: u32) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_range_widens_by_a_half_as_numpy_does() {
+        assert_eq!(
+            HistogramInput::f32_range(1.0, 1.0),
+            HistogramInput::F32 { lo: 0.5, hi: 1.5 }
+        );
+        assert_eq!(
+            HistogramInput::f32_range(-0.0, 0.0),
+            HistogramInput::F32 { lo: -0.5, hi: 0.5 }
+        );
+        assert_eq!(
+            HistogramInput::f32_range(2.0, 1.0),
+            HistogramInput::F32 { lo: 2.0, hi: 1.0 }
+        );
+        // numpy.histogram([1, 1, .5, 1.5, .7, 2], 4, range=(1, 1)) is
+        // [2, 0, 2, 1] (edges 0.5, 0.75, 1, 1.25, 1.5).
+        let input = HistogramInput::f32_range(1.0, 1.0);
+        let HistogramInput::F32 { lo, hi } = input else {
+            unreachable!()
+        };
+        let values = [1.0f32, 1.0, 0.5, 1.5, 0.7, 2.0];
+        assert_eq!(count_f32(&values, 4, lo, hi), vec![2, 0, 2, 1]);
+        // Where the widened ends are one f32 value, the range stays empty
+        // (numpy: too many bins for data range).
+        let HistogramInput::F32 { lo, hi } = HistogramInput::f32_range(1e8, 1e8) else {
+            unreachable!()
+        };
+        assert!(check_range(lo, hi, 4).is_err());
+    }
 
     fn f32_spec(lo: f64, hi: f64, bins: u32) -> HistogramSpec {
         HistogramSpec {
