@@ -6,8 +6,9 @@ use std::path::PathBuf;
 /// `Result` with the facade's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// What went wrong.
-#[derive(Debug, thiserror::Error)]
+/// What went wrong. `Debug` prints the same one line as [`Error::chain`],
+/// so that `fn main() -> rosetta::Result<()>` ends with a readable message.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A device, kernel or op error (see [`rosetta_core::Error`]).
@@ -47,6 +48,12 @@ pub enum Error {
     Usage(String),
 }
 
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.chain())
+    }
+}
+
 impl Error {
     /// True for errors caused by what the caller asked for (CLI exit code 2),
     /// false for failures of a device, a file write or the environment (1).
@@ -58,7 +65,9 @@ impl Error {
         }
     }
 
-    /// The message with every source appended, on one line.
+    /// The message with every source appended, on one line; a source whose
+    /// text the message already ends with (an I/O error's reason, which its
+    /// message shows) is not repeated.
     pub fn chain(&self) -> String {
         match self {
             Error::Device(e) => e.chain(),
@@ -66,8 +75,11 @@ impl Error {
                 let mut text = other.to_string();
                 let mut source = std::error::Error::source(other);
                 while let Some(cause) = source {
-                    text.push_str(": ");
-                    text.push_str(&cause.to_string());
+                    let cause_text = cause.to_string();
+                    if !text.ends_with(&cause_text) {
+                        text.push_str(": ");
+                        text.push_str(&cause_text);
+                    }
                     source = cause.source();
                 }
                 text
@@ -81,5 +93,33 @@ impl Error {
             path: path.into(),
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_io_error_names_its_reason_once() {
+        let e = Error::io(
+            "/nonexistent/o.npy",
+            std::io::Error::other("folder /nonexistent does not exist"),
+        );
+        assert_eq!(
+            e.chain(),
+            "/nonexistent/o.npy: folder /nonexistent does not exist"
+        );
+        assert!(!e.is_usage());
+        // What `fn main() -> rosetta::Result<()>` prints.
+        assert_eq!(format!("{e:?}"), e.chain());
+        let none = Error::NoDevice {
+            selector: "vulkan:3".into(),
+            hint: " (available: vulkan:0)".into(),
+        };
+        assert_eq!(
+            format!("{none:?}"),
+            "no device matches 'vulkan:3' (available: vulkan:0)"
+        );
     }
 }

@@ -60,6 +60,22 @@ fn selector_naming_no_device_exits_2() {
 }
 
 #[test]
+fn a_case_filter_that_matches_nothing_is_a_usage_error() {
+    let out = rosetta(&["conform", "--backend", "cpu", "--case", "no such case"]);
+    assert_usage_error(&out, "no case matches [\"no such case\"] in any group");
+    let out = rosetta(&[
+        "conform",
+        "--backend",
+        "cpu",
+        "--group",
+        "limits",
+        "--case",
+        "no such case",
+    ]);
+    assert_usage_error(&out, "in groups [\"limits\"]");
+}
+
+#[test]
 fn bad_arguments_exit_2() {
     let out = rosetta(&["bench", "--size", "huge"]);
     assert_eq!(out.status.code(), Some(2));
@@ -513,6 +529,39 @@ fn assert_failure(out: &Output, mentions: &str) {
     assert_eq!(err.lines().count(), 1, "expected one line, got: {err}");
     assert!(err.starts_with("error:"), "{err}");
     assert!(err.contains(mentions), "'{mentions}' not in: {err}");
+    for what in [
+        "cannot write",
+        "write failed",
+        "cannot replace",
+        "does not exist",
+    ] {
+        assert!(err.matches(what).count() <= 1, "the reason twice: {err}");
+    }
+}
+
+/// `-o /dev/stdout` is written in place: a closed pipe ends the process as
+/// a closed stdout does (exit 141, nothing on stderr), a full device with
+/// one line that names the path and the reason once.
+#[test]
+fn output_to_dev_stdout_fails_as_stdout_does() {
+    let dir = scratch("dev-stdout");
+    let x = dir.join("x.npy");
+    save_f32(&x, &[1 << 18], &vec![1.0; 1 << 18]);
+    let args = [
+        "run",
+        "copy",
+        "--backend",
+        "cpu",
+        path(&x),
+        "-o",
+        "/dev/stdout",
+    ];
+    let out = rosetta_with_stdout(&args, closed_pipe());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(141), "{err}");
+    assert!(err.is_empty(), "quiet on EPIPE, got {err}");
+    let out = rosetta_with_stdout(&args, dev_full());
+    assert_failure(&out, "/dev/stdout: write failed: No space left on device");
 }
 
 #[test]

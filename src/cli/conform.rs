@@ -59,9 +59,15 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         .filter(|c| args.cases.is_empty() || args.cases.iter().any(|f| c.name.contains(f.as_str())))
         .collect();
     if cases.is_empty() {
+        let groups = if args.groups.is_empty() {
+            "any group".to_string()
+        } else {
+            format!("groups {:?}", args.groups)
+        };
+        let quick = if args.quick { " (--quick cases)" } else { "" };
         return Err(Failure::Usage(format!(
-            "no case matches {:?} in groups {:?}",
-            args.cases, args.groups
+            "no case matches {:?} in {groups}{quick}",
+            args.cases
         )));
     }
     let options = conform::Options {

@@ -73,6 +73,13 @@ impl Failure {
     pub fn exit(self) -> ExitCode {
         let (text, code) = match self {
             Failure::Stdout(e) => return stdout_failed(&e),
+            // An output written in place (`-o /dev/stdout`, a pipe) whose
+            // reader went away: as a closed stdout.
+            Failure::Rosetta(rosetta::Error::Io { source, .. })
+                if source.kind() == io::ErrorKind::BrokenPipe =>
+            {
+                return ExitCode::from(BROKEN_PIPE_EXIT)
+            }
             Failure::Usage(text) => (text, 2),
             Failure::Failed(text) => (text, 1),
             Failure::Rosetta(error) => {

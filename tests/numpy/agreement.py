@@ -91,6 +91,17 @@ def main():
             failures.append(check_bounded("scan f32", run(binary, sel, ["scan"], [xs], tmp), exact, bound))
             failures.append(check_equal("scan i32 (wraps)", run(binary, sel, ["scan"], [xi], tmp),
                                         np.cumsum(xi, dtype=np.int32)))
+            # Signed zeros, by bits: numpy.cumsum stays -0 while only -0s are
+            # added; the max of -0s is -0.
+            zeros = np.where(np.arange(5_000) < 4_000, np.float32(-0.0), np.float32(0.0)).astype(np.float32)
+            zeros[4_500] = 1.0
+            failures.append(check_equal("scan f32 signed zeros (bits)",
+                                        run(binary, sel, ["scan"], [zeros], tmp).view(np.uint32),
+                                        np.cumsum(zeros).view(np.uint32)))
+            neg = np.full(3_001, -0.0, np.float32)
+            failures.append(check_equal("reduce max of -0s (bits)",
+                                        run(binary, sel, ["reduce", "--reduce", "max"], [neg], tmp).view(np.uint32),
+                                        np.array([np.max(neg)], np.float32).view(np.uint32)))
 
             v = rng.integers(0, 300, 100_000, dtype=np.uint32)
             failures.append(check_equal("histogram u32 256 bins",
@@ -107,6 +118,11 @@ def main():
             failures.append(check_equal("histogram f32 100 bins over [-1, 1]",
                                         run(binary, sel, ["histogram", "--bins", "100", "--range", "-1,1"], [f], tmp),
                                         np.histogram(f, 100, range=(-1.0, 1.0))[0].astype(np.uint32)))
+            # An empty range widens by a half each way, as numpy widens it.
+            for lo_hi, rng_tuple in (("1,1", (1.0, 1.0)), ("-0,0", (-0.0, 0.0))):
+                failures.append(check_equal(f"histogram f32 4 bins over [{lo_hi}]",
+                                            run(binary, sel, ["histogram", "--bins", "4", "--range", lo_hi], [f], tmp),
+                                            np.histogram(f, 4, range=rng_tuple)[0].astype(np.uint32)))
 
             s = rng.uniform(-1, 1, 10_001).astype(np.float32)
             taps = rng.uniform(-1, 1, 9).astype(np.float32)
