@@ -53,7 +53,8 @@
 #endif
 #define STAGE_FLOATS (TILE_K * (STRIDE_A + STRIDE_B))
 // Two blocks of 256 threads per SM: registers capped at 128, which holds the
-// 8×8 accumulators, the operands and the prefetched slice without spilling.
+// 8×8 accumulators, the operands and the copy addresses (before sm_80, the
+// prefetched slice) with at most a few bytes spilled.
 #define MIN_BLOCKS (GROUP_SIZE <= 256u ? 512u / GROUP_SIZE : 1u)
 // 16-byte shared reads and global stores when the micro-tile rows allow them.
 #define VECTOR_A (THREAD_M % 4u == 0 && TILE_M % 4u == 0)
@@ -207,7 +208,7 @@ template <unsigned int pending> __forceinline__ void wait_copies()
 }
 
 // Issue the copies of this thread's elements of the slice at k0 into the
-// buffer at shared address `stage` (the same elements load_slice loads),
+// buffer at shared address `stage` (A's elements as load_slice loads them),
 // zero outside the matrices; outside, the source address is the matrix's
 // first element, of which no byte is read.
 __forceinline__ void copy_slice(unsigned int stage, Loads& loads, const float* __restrict__ a,
