@@ -116,12 +116,7 @@ fn total_key(bits: u32) -> u32 {
 /// `ordered_key(x) < ordered_key(y)` exactly when `x < y`, also where a device
 /// would flush subnormals in a float comparison.
 pub(crate) fn ordered_key(bits: u32) -> u32 {
-    let bits = if bits == 0x8000_0000 { 0 } else { bits };
-    if bits & 0x8000_0000 != 0 {
-        !bits
-    } else {
-        bits | 0x8000_0000
-    }
+    total_key(if bits == 0x8000_0000 { 0 } else { bits })
 }
 
 pub(crate) fn reduce(group: &mut Group<'_>, bindings: &Bindings<'_>) {

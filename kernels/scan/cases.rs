@@ -80,6 +80,14 @@ impl Check for ScanCheck {
     }
 }
 
+/// `scan ELEM n=LEN LABEL VARIANT`.
+fn case_name(elem: Elem, len: usize, label: &str, variant: Option<ScanVariant>) -> String {
+    let variant_label = variant
+        .map(|v| format!(" {}", v.name()))
+        .unwrap_or_default();
+    format!("scan {elem} n={len}{label}{variant_label}")
+}
+
 fn case(
     elem: Elem,
     len: usize,
@@ -87,10 +95,7 @@ fn case(
     variant: Option<ScanVariant>,
     values: fn(u64, usize) -> Vec<u32>,
 ) -> Case {
-    let variant_label = variant
-        .map(|v| format!(" {}", v.name()))
-        .unwrap_or_default();
-    let name = format!("scan {elem} n={len}{label}{variant_label}");
+    let name = case_name(elem, len, label, variant);
     let s = seed(&name);
     Case::new(name, "scan", CaseGroup::Ops, len <= QUICK_MAX, move || {
         ScanCheck::new(elem, values(s, len), variant, false)
@@ -101,10 +106,7 @@ fn case(
 /// one after another from −0 (exact: every sum is a small integer or a
 /// zero).
 fn signed_zeros_case(len: usize, variant: Option<ScanVariant>) -> Case {
-    let variant_label = variant
-        .map(|v| format!(" {}", v.name()))
-        .unwrap_or_default();
-    let name = format!("scan f32 n={len} signed zeros{variant_label}");
+    let name = case_name(Elem::F32, len, " signed zeros", variant);
     Case::new(name, "scan", CaseGroup::Ops, true, move || {
         let values: Vec<f32> = (0..len)
             .map(|i| match (i < len * 2 / 3, i % 3) {
