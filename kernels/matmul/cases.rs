@@ -260,12 +260,14 @@ pub fn cases() -> Vec<Case> {
     }
     // Every tiling as on a device whose loops stop after a few hundred
     // iterations: one slice per chunk, more chunks than one sum pass may
-    // add, so the sum runs in two passes.
+    // add (k from the budget: a deeper slice raises both), so the sum runs
+    // in two passes.
     for &v in &variants {
         let t = &v.tiling;
         let budget = Algorithm::Tiled.loops_per_tile(t) + Algorithm::Tiled.loops_per_slice(t);
         let how = How::Budget(v, budget, 2);
-        let spec = shape(33, 65, 10_007);
+        let k = t.tile_k as usize * (budget as usize + 2) + 7;
+        let spec = shape(33, 65, k);
         all.push(
             random_case(
                 format!("matmul {}{}", label(&spec), how.label()),
@@ -338,7 +340,7 @@ fn limit_cases() -> Vec<Case> {
     ));
     // More than 65 535 tiles of C along one axis (tiles laid over x and y),
     // and a split whose sum has more than 65 535 workgroups.
-    let small = MatmulVariant::tiled(TILINGS[2]);
+    let small = MatmulVariant::tiled(TILINGS[TILINGS.len() - 1]);
     for (spec, how) in [
         (shape(1, 65_536 * 32 + 1, 3), How::Variant(small)),
         (shape(65_536 * 32 + 1, 1, 3), How::Variant(small)),
@@ -533,7 +535,7 @@ fn error_cases() -> Vec<Case> {
             "an A buffer shorter than m·k, split",
             |ctx| {
                 let spec = shape(7, 9, 500);
-                let v = MatmulVariant::tiled(TILINGS[2]).split(4);
+                let v = MatmulVariant::tiled(TILINGS[TILINGS.len() - 1]).split(4);
                 let plan = MatmulPlan::with_variant(ctx.backend, &spec, v)?;
                 let a = ctx.backend.alloc(7 * 499 * 4)?;
                 let b = ctx.backend.alloc(500 * 9 * 4)?;

@@ -32,8 +32,8 @@ override THREAD_N: u32; // <= MAX_THREAD
 const PAD: u32 = 4u;
 const MAX_THREAD: u32 = 8u;
 // Room for each invocation's elements of one slice (loads_a(), loads_b()); the
-// plan's tilings move at most 4 (a unit test in plan.rs checks).
-const MAX_LOADS: u32 = 4u;
+// plan's tilings move at most 8 (a unit test in plan.rs checks).
+const MAX_LOADS: u32 = 8u;
 
 struct Params {
     m: u32,

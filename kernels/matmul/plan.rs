@@ -58,7 +58,12 @@ pub struct Tiling {
 }
 
 /// The tiled kernel's tilings, largest first; all use 256 invocations.
-pub const TILINGS: [Tiling; 3] = [
+/// The two 128 × 128 tilings differ in the slice depth: 16 halves the
+/// barriers and copy bookkeeping per multiply-add (CUDA on an H100, 4096³:
+/// 44.6 TFLOP/s against 41.5 with 8, `scripts/matmul-explore/`), 8 takes
+/// half the shared memory and prefetch registers.
+pub const TILINGS: [Tiling; 4] = [
+    Tiling::new(128, 128, 16, 8, 8),
     Tiling::new(128, 128, 8, 8, 8),
     Tiling::new(64, 64, 8, 4, 4),
     Tiling::new(32, 32, 8, 2, 2),
@@ -70,9 +75,10 @@ pub const TILINGS: [Tiling; 3] = [
 /// other language, and CUDA before sm_80, uses one.
 pub const CUDA_STAGES: u32 = 4;
 
-/// The CPU backend's forms of [`TILINGS`], in the same order: the same
-/// tiles of C and invocations, `TILE_K` 64 instead of 8, and the 128 × 128
-/// tile's micro-tiles 4 × 16 instead of 8 × 8. Why: under the workgroup
+/// The CPU backend's forms of [`TILINGS`], one per tile of C (both
+/// 128 × 128 tilings take the first): the same tiles of C and invocations,
+/// `TILE_K` 64 instead of 8 or 16, and the 128 × 128 tile's micro-tiles
+/// 4 × 16 instead of 8 × 8. Why: under the workgroup
 /// model phase b runs one invocation at a time, loading its accumulators
 /// from `acc` into registers and storing them back once per slice; with
 /// `TILE_K = 8` that round trip costs as much as the multiply-adds, with 64
@@ -209,9 +215,9 @@ impl Algorithm {
         }
     }
 
-    /// Its CPU backend's tilings, in the order of [`Algorithm::tilings`]:
-    /// `cpu_tilings()[i]` is the CPU backend's form of `tilings()[i]` (see
-    /// [`CPU_TILINGS`]). Only the Rust version runs them.
+    /// Its CPU backend's tilings: the one with a tiling's tile of C is the
+    /// CPU backend's form of it (see [`CPU_TILINGS`]). Only the Rust version
+    /// runs them.
     pub fn cpu_tilings(self) -> &'static [Tiling] {
         match self {
             Algorithm::Tiled => &CPU_TILINGS,
@@ -324,10 +330,10 @@ impl MatmulVariant {
     fn for_cpu_backend(self, caps: &Capabilities) -> Self {
         let algorithm = self.algorithm;
         let cpu = algorithm
-            .tilings()
+            .cpu_tilings()
             .iter()
-            .position(|t| *t == self.tiling)
-            .and_then(|i| algorithm.cpu_tilings().get(i))
+            .find(|t| (t.tile_m, t.tile_n) == (self.tiling.tile_m, self.tiling.tile_n))
+            .filter(|_| algorithm.tilings().contains(&self.tiling))
             .filter(|t| t.fits(caps, Language::Rust));
         match cpu {
             Some(&tiling) => MatmulVariant { tiling, ..self },
@@ -435,7 +441,8 @@ pub fn tune_class(spec: &MatmulSpec) -> String {
 /// 89.4 against 102.9; `docs/results/h200-2026-11-24/tune-matmul.txt`).
 /// The CPU backend passes `split = false`: its forms of the tilings take k
 /// 64 deep ([`CPU_TILINGS`]), too few slices to split. `language` decides
-/// what fits ([`Tiling::launch_shared_bytes`]).
+/// what fits ([`Tiling::launch_shared_bytes`]) and whether 16-deep slices
+/// are considered (`heuristic_considers`: CUDA only).
 pub fn heuristic_variant(
     caps: &Capabilities,
     language: Language,
@@ -469,13 +476,23 @@ pub fn heuristic_variant(
     };
     let usable: Vec<Tiling> = TILINGS
         .into_iter()
-        .filter(|t| t.fits(caps, language))
+        .filter(|t| t.fits(caps, language) && heuristic_considers(t, language))
         .collect();
     usable
         .iter()
         .find(|t| dense(t) && workgroups(t) >= units)
         .or(usable.last())
         .map(|&t| MatmulVariant::tiled(t))
+}
+
+/// Whether the untuned plan considers `t` in `language`: slices 16 deep
+/// only in CUDA, whose asynchronous copies hold no slice in registers.
+/// Elsewhere the register prefetch holds twice the elements and the deeper
+/// slice lost (H100, 4096³: Vulkan 4.71 ms against 4.41 with 8, OpenCL
+/// 3.63 against 3.43; CUDA 3.08 against 3.31). The tuner measures it
+/// everywhere.
+fn heuristic_considers(t: &Tiling, language: Language) -> bool {
+    t.tile_k <= 8 || language == Language::Cuda
 }
 
 /// C's tiles under a tiling.
@@ -1018,29 +1035,29 @@ mod tests {
             &caps(None, 1),
             Language::Cuda,
             &spec(9, 9, 9),
-            &MatmulVariant::tiled(TILINGS[2]),
+            &MatmulVariant::tiled(TILINGS[3]),
             u64::MAX,
         )
         .unwrap();
         assert_eq!(
             g.launch.shared_bytes,
-            CUDA_STAGES * TILINGS[2].shared_bytes()
+            CUDA_STAGES * TILINGS[3].shared_bytes()
         );
     }
 
     /// The WGSL version sizes its register arrays for micro-tiles up to
-    /// 8 × 8 (`MAX_THREAD`) and prefetches at most 4 elements of each tile
+    /// 8 × 8 (`MAX_THREAD`) and prefetches at most 8 elements of each tile
     /// per invocation (`MAX_LOADS`): every tiling the GPU languages run
     /// must fit both.
     #[test]
     fn gpu_tilings_fit_the_wgsl_register_arrays() {
         let wgsl = include_str!("matmul.wgsl");
         assert!(wgsl.contains("const MAX_THREAD: u32 = 8u;"));
-        assert!(wgsl.contains("const MAX_LOADS: u32 = 4u;"));
+        assert!(wgsl.contains("const MAX_LOADS: u32 = 8u;"));
         for algorithm in Algorithm::ALL {
             for t in algorithm.tilings() {
                 assert!(t.thread_m <= 8 && t.thread_n <= 8, "{t}");
-                assert!(t.loads_a() <= 4 && t.loads_b() <= 4, "{t}");
+                assert!(t.loads_a() <= 8 && t.loads_b() <= 8, "{t}");
             }
         }
     }
@@ -1053,7 +1070,8 @@ mod tests {
             assert_eq!(s.name(), format!("{}+splitk7", v.tiling));
             assert_eq!(MatmulVariant::from_name(&s.name()), Some(s));
         }
-        assert_eq!(MatmulVariant::all()[0].name(), "128x128x8/8x8");
+        assert_eq!(MatmulVariant::all()[0].name(), "128x128x16/8x8");
+        assert_eq!(MatmulVariant::all()[1].name(), "128x128x8/8x8");
         for t in CPU_TILINGS {
             let v = MatmulVariant::tiled(t);
             assert!(v.cpu_only() && !MatmulVariant::all().contains(&v));
@@ -1065,7 +1083,7 @@ mod tests {
         );
         assert_eq!(
             MatmulVariant::from_name("tiled:64x64x8/4x4"),
-            Some(MatmulVariant::tiled(TILINGS[1]))
+            Some(MatmulVariant::tiled(TILINGS[2]))
         );
         for bad in [
             "",
@@ -1086,16 +1104,16 @@ mod tests {
             ..caps(None, 2)
         };
         let small = caps(None, 2); // 32 KiB of shared memory
-        for (i, t) in TILINGS.into_iter().enumerate() {
+        for t in TILINGS {
             let cpu = MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling;
-            assert_eq!(cpu, CPU_TILINGS[i]);
+            assert!(CPU_TILINGS.contains(&cpu), "{t} -> {cpu}");
             assert_eq!(
                 (cpu.tile_m, cpu.tile_n, cpu.group_size()),
                 (t.tile_m, t.tile_n, t.group_size())
             );
             let fallback = MatmulVariant::tiled(t).for_cpu_backend(&small).tiling;
             assert!(fallback.fits(&small, Language::Rust));
-            assert_eq!(fallback == t, !CPU_TILINGS[i].fits(&small, Language::Rust));
+            assert_eq!(fallback == t, !cpu.fits(&small, Language::Rust));
         }
         let split = MatmulVariant::tiled(TILINGS[0]).split(3);
         assert_eq!(split.for_cpu_backend(&roomy).split_k, Some(3));
@@ -1123,7 +1141,7 @@ mod tests {
         // Without a cap, a single tile of C still splits (to fill the
         // device), but a large C does not.
         let free = caps(None, 132);
-        let v = MatmulVariant::tiled(TILINGS[1]);
+        let v = MatmulVariant::tiled(TILINGS[2]);
         let g = geometry(&free, L, &spec(64, 64, 200_000), &v, u64::MAX).unwrap();
         assert!(g.chunks > 100 && g.sums.len() == 1, "{g:?}");
         let g = geometry(&free, L, &spec(4096, 4096, 4096), &v, u64::MAX).unwrap();
@@ -1133,9 +1151,9 @@ mod tests {
     #[test]
     fn tight_budgets_sum_in_several_passes_or_refuse() {
         let c = caps(None, 1);
-        let v = MatmulVariant::tiled(TILINGS[2]);
-        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[2])
-            + Algorithm::Tiled.loops_per_tile(&TILINGS[2]);
+        let v = MatmulVariant::tiled(TILINGS[3]);
+        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[3])
+            + Algorithm::Tiled.loops_per_tile(&TILINGS[3]);
         let g = geometry(&c, L, &spec(3, 5, 20_000), &v, per).unwrap();
         assert_eq!(g.chunks, 2500);
         assert!(g.sums.len() >= 2, "{g:?}");
@@ -1160,7 +1178,7 @@ mod tests {
     #[test]
     fn grids_beyond_one_axis_use_two() {
         let c = caps(None, 1);
-        let v = MatmulVariant::tiled(TILINGS[2]);
+        let v = MatmulVariant::tiled(TILINGS[3]);
         let g = geometry(&c, L, &spec(1, 65_536 * 32 + 1, 3), &v, u64::MAX).unwrap();
         assert_eq!(g.tiles, 65_537);
         assert_eq!(g.launch.groups, [65_535, 2, 1]);
@@ -1187,28 +1205,42 @@ mod tests {
                 .unwrap()
                 .tiling
         };
-        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[0]);
-        // 1024²: 64 large tiles, split four ways over k (256 workgroups).
-        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[0]);
+        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[1]);
+        // CUDA (with room for its four buffers) takes the 16-deep slices.
+        let roomy = Capabilities {
+            max_shared_bytes: 227 << 10,
+            ..c.clone()
+        };
+        let cuda = heuristic_variant(&roomy, Language::Cuda, &spec(4096, 4096, 4096), true);
+        assert_eq!(cuda.unwrap().tiling, TILINGS[0]);
+        assert_eq!(
+            heuristic_variant(&roomy, L, &spec(4096, 4096, 4096), true)
+                .unwrap()
+                .tiling,
+            TILINGS[1]
+        );
+        // 1024²: 64 large tiles, 8 deep (16 would leave too few slices to
+        // split), split four ways over k (256 workgroups).
+        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[1]);
         let v = heuristic_variant(&c, L, &spec(1024, 1024, 1024), true).unwrap();
         let g = geometry(&c, L, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
         assert_eq!(g.launch.groups[2], 4);
         // Without the split (the CPU backend), or with k too short to split
         // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_SLICES
         // slices of 8), smaller tiles fill the device by themselves.
-        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[1]);
-        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[1]);
-        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[0]);
-        assert_eq!(tiling(1, 1, 1, true), TILINGS[2]);
-        assert_eq!(tiling(1, 1, 1, false), TILINGS[2]);
+        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[2]);
+        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[2]);
+        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[1]);
+        assert_eq!(tiling(1, 1, 1, true), TILINGS[3]);
+        assert_eq!(tiling(1, 1, 1, false), TILINGS[3]);
         // Skinny products with a long k: the split would "fill" the device
         // with tiles of padding; the smallest tiles waste the least.
         for (m, n) in [(1, 1), (1, 4096), (4096, 1), (3, 200), (100, 33)] {
-            assert_eq!(tiling(m, n, 1 << 20, true), TILINGS[2], "{m}x{n}");
+            assert_eq!(tiling(m, n, 1 << 20, true), TILINGS[3], "{m}x{n}");
         }
         // Tiles at least half full still take the large tiling.
-        assert_eq!(tiling(91, 91, 1 << 20, true), TILINGS[0]);
-        assert_eq!(tiling(1000, 1000, 1000, true), TILINGS[0]);
+        assert_eq!(tiling(91, 91, 1 << 20, true), TILINGS[1]);
+        assert_eq!(tiling(1000, 1000, 1000, true), TILINGS[1]);
         let mut tiny = c.clone();
         tiny.max_group_invocations = 128;
         assert!(heuristic_variant(&tiny, L, &spec(4, 4, 4), true).is_none());
