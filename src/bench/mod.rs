@@ -1,8 +1,12 @@
 //! The benchmark: each op's workloads on each device, timed with the API's
 //! own timers, every timed result checked against the host reference.
 //!
-//! Per workload: prepare (upload, compile), one warm-up run outside the
-//! timing, then samples until there are at least [`Options::min_samples`] and
+//! Per workload: prepare (upload, compile), warm-up runs outside the timing
+//! for [`Options::warmup_seconds`] (a GPU left idle while the host prepared
+//! the workload runs at a fraction of its clock until it ramps back: an
+//! H100 sat at 345 MHz between workloads and took up to seconds to return to
+//! 1980, and the tuner stored a tiling 3× slower than the one it measured
+//! slow), then samples until there are at least [`Options::min_samples`] and
 //! about [`Options::target_seconds`] have passed, capped at
 //! [`Options::max_seconds`]. Each sample is one run between two timestamps
 //! (device time) with host wall time around it (end to end, submission and
@@ -48,6 +52,9 @@ pub struct Options {
     pub max_seconds: f64,
     /// Cap on samples per workload.
     pub max_samples: usize,
+    /// Back-to-back warm-up runs before sampling, for at least this long
+    /// (and at least one run).
+    pub warmup_seconds: f64,
 }
 
 impl Options {
@@ -60,6 +67,9 @@ impl Options {
             target_seconds: 0.5,
             max_seconds: 10.0,
             max_samples: 1000,
+            // The small preset is the quick look (`make run`), not a
+            // reference: a shorter warm-up.
+            warmup_seconds: if size == Size::Small { 0.02 } else { 0.2 },
         }
     }
 }
@@ -247,6 +257,24 @@ pub fn run_workload(
     result
 }
 
+/// Runs `run` back to back until `seconds` have passed (at least once):
+/// the device's clocks reach their loaded speed before anything is timed.
+/// Returns the runs made.
+fn warm_up(
+    mut run: impl FnMut() -> rosetta_core::Result<()>,
+    seconds: f64,
+) -> rosetta_core::Result<usize> {
+    let started = Instant::now();
+    let mut runs = 0;
+    loop {
+        run()?;
+        runs += 1;
+        if started.elapsed().as_secs_f64() >= seconds {
+            return Ok(runs);
+        }
+    }
+}
+
 struct Sampled {
     device_times: Vec<Duration>,
     host_times: Vec<Duration>,
@@ -265,8 +293,13 @@ fn sample(
     let backend = device.backend();
     let mut prepared = workload.prepare(backend, variant)?;
     // Warm-up, outside the timing (the plan compiled in `prepare`).
-    prepared.run()?;
-    backend.finish()?;
+    warm_up(
+        || {
+            prepared.run()?;
+            backend.finish()
+        },
+        options.warmup_seconds,
+    )?;
     let mut device_times = Vec::new();
     let mut host_times = Vec::new();
     let mut clock = Clock::Device;
@@ -299,4 +332,33 @@ fn sample(
         tuned: prepared.tuned(),
         wrong,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::warm_up;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn warm_up_runs_for_its_time_and_at_least_once() {
+        let started = Instant::now();
+        let mut calls = 0;
+        let runs = warm_up(
+            || {
+                calls += 1;
+                std::thread::sleep(Duration::from_millis(5));
+                Ok(())
+            },
+            0.05,
+        )
+        .unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        assert_eq!(runs, calls);
+        assert!(runs >= 2, "{runs} runs");
+        // No time asked: one run.
+        assert_eq!(warm_up(|| Ok(()), 0.0).unwrap(), 1);
+        // An error stops it and is returned.
+        let failed = warm_up(|| Err(rosetta_core::Error::Internal("boom".into())), 1.0);
+        assert!(failed.is_err());
+    }
 }
