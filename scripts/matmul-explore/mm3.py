@@ -4,6 +4,7 @@
 # where the formula is "single" (one slice: matmul.cu before the asynchronous copies), "cuda4" (matmul.cu
 # now: four buffers), "double" (mm2.cu DOUBLE=1) or "stages" (mm3.cu).
 import cupy as cp, numpy as np, sys, json
+from derive import source  # derive:NAME forms of kernels/matmul/matmul.cu
 
 def shared_bytes(kind, tm, tn, tk, extra):
     if kind == 'cuda4':  # kernels/matmul/matmul.cu: CUDA_STAGES buffers
@@ -16,7 +17,7 @@ def shared_bytes(kind, tm, tn, tk, extra):
 def build(path, tiling, extra, kind, name):
     tm, tn, tk, thm, thn = tiling
     gs = (tm // thm) * (tn // thn)
-    src = open(path).read().replace('\nmatmul(', '\n' + name + '(')
+    src = source(path).replace('\nmatmul(', '\n' + name + '(')
     opts = ['--std=c++17', '-default-device', '-lineinfo', '-DGROUP_SIZE=%du' % gs, '-DTILE_M=%du' % tm, '-DTILE_N=%du' % tn,
             '-DTILE_K=%du' % tk, '-DTHREAD_M=%du' % thm, '-DTHREAD_N=%du' % thn] + ['-D' + e for e in extra]
     f = cp.RawKernel(src, name, options=tuple(opts))

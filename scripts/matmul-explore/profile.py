@@ -1,7 +1,8 @@
 # One 4096^3 product for Nsight Compute to profile (see README.md):
 #   ncu --set full -k regex:'matmul|gemm' python3 scripts/matmul-explore/profile.py cublas
-#   ncu --set full -k regex:matmul python3 scripts/matmul-explore/profile.py SOURCE.cu TM,TN,TK,THM,THN [DEFINE ...]
+#   ncu --set full -k regex:matmul python3 scripts/matmul-explore/profile.py SOURCE.cu|derive:NAME TM,TN,TK,THM,THN [DEFINE ...]
 import cupy as cp, numpy as np, sys
+from derive import source  # derive:NAME forms of kernels/matmul/matmul.cu
 
 m = n = k = 4096
 a = cp.random.standard_normal((m, k), dtype=cp.float32); b = cp.random.standard_normal((k, n), dtype=cp.float32)
@@ -13,7 +14,7 @@ else:
     gs = (tm // thm) * (tn // thn)
     opts = ('--std=c++17', '-default-device', '-lineinfo', '-DGROUP_SIZE=%du' % gs, '-DTILE_M=%du' % tm, '-DTILE_N=%du' % tn,
             '-DTILE_K=%du' % tk, '-DTHREAD_M=%du' % thm, '-DTHREAD_N=%du' % thn) + tuple('-D' + d for d in sys.argv[3:])
-    f = cp.RawKernel(open(sys.argv[1]).read(), 'matmul', options=opts)
+    f = cp.RawKernel(source(sys.argv[1]), 'matmul', options=opts)
     shared = 4 * tk * (tm + 4 + tn + 4) * 4
     f.max_dynamic_shared_size_bytes = shared
     f((n // tn, m // tm, 1), (gs,), (a, b, c, np.uint32(m), np.uint32(n), np.uint32(k), np.uint32(k)), shared_mem=shared)
