@@ -230,8 +230,15 @@ pub fn cases() -> Vec<Case> {
     let variants = MatmulVariant::all();
     // Every tiling on ragged shapes, whatever the plan would choose for the
     // device (a GPU with many compute units picks small tiles for these).
+    // 260 × 264 × 100: whole tiles and ragged ones in one product, n a
+    // multiple of 4 and k of neither slice depth, so CUDA's unchecked copies
+    // (whole tiles, slices inside k) and its checked ones both run.
     for &v in &variants {
-        for spec in [shape(63, 129, 17), shape(513, 65, 129)] {
+        for spec in [
+            shape(63, 129, 17),
+            shape(513, 65, 129),
+            shape(260, 264, 100),
+        ] {
             all.push(random_case(
                 format!("matmul {}{}", label(&spec), How::Variant(v).label()),
                 CaseGroup::Ops,
