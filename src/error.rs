@@ -67,24 +67,10 @@ impl Error {
 
     /// The message with every source appended, on one line; a source whose
     /// text the message already ends with (an I/O error's reason, which its
-    /// message shows) is not repeated.
+    /// message shows) is not repeated ([`rosetta_core::error_chain`]; a
+    /// device error is transparent, so this is its own chain).
     pub fn chain(&self) -> String {
-        match self {
-            Error::Device(e) => e.chain(),
-            other => {
-                let mut text = other.to_string();
-                let mut source = std::error::Error::source(other);
-                while let Some(cause) = source {
-                    let cause_text = cause.to_string();
-                    if !text.ends_with(&cause_text) {
-                        text.push_str(": ");
-                        text.push_str(&cause_text);
-                    }
-                    source = cause.source();
-                }
-                text
-            }
-        }
+        rosetta_core::error_chain(self)
     }
 
     /// An I/O error on `path`.

@@ -223,15 +223,26 @@ impl Error {
     /// The message with every source appended (`a: b: c`), on one line, for
     /// logs and the command line.
     pub fn chain(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = self.source();
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        text
+        error_chain(self)
     }
+}
+
+/// An error's message with every source appended, on one line; a source
+/// whose text the message so far already ends with (an I/O error's reason
+/// that the message shows) is not repeated. [`Error::chain`], and the
+/// facade's errors, print this.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// Require `value <= limit`, else [`Error::ExceedsLimit`].
