@@ -1,6 +1,8 @@
 # Reduce variants for Nsight Compute: each variant/grid a kernel of its own name, launched 5 times.
-import cupy as cp, numpy as np, sys
-src = open(sys.argv[1]).read()
+# Run from the checkout root: the variants are derived from kernels/reduce/reduce.cu (derive.py).
+import cupy as cp, numpy as np
+from derive import variants_source
+src = variants_source()
 variants = [('cur', ['UNROLL_LAST=0', 'FENCE_KIND=0', 'TICKET=0']), ('unroll', ['UNROLL_LAST=1', 'FENCE_KIND=0', 'TICKET=0']),
             ('unroll_acqrel', ['UNROLL_LAST=1', 'FENCE_KIND=1', 'TICKET=0']), ('unroll_ticket', ['UNROLL_LAST=1', 'FENCE_KIND=1', 'TICKET=1'])]
 rng = np.random.default_rng(1)
