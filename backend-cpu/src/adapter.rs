@@ -44,6 +44,10 @@ fn info() -> DeviceInfo {
             memory_bytes: memory,
             compute_units: threads,
             loop_limit: None,
+            // The workgroup model's `device_fence` (a sequentially
+            // consistent fence between the host threads running groups).
+            device_fence: true,
+            async_copy: false,
         },
     }
 }

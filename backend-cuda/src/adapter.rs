@@ -136,6 +136,11 @@ fn open(
         memory_bytes: memory,
         compute_units: positive(attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?),
         loop_limit: None,
+        // __threadfence, on every architecture.
+        device_fence: true,
+        // cp.async: the kernels use it where they are compiled for sm_80 or
+        // later (`__CUDA_ARCH__ >= 800`), which is what the target says.
+        async_copy: target.sm() >= 80,
     };
     let physical = physical_id(device);
     let (cuda_major, cuda_minor) = cuda_version(version);

@@ -21,6 +21,14 @@ impl Target {
         }
     }
 
+    /// The `XX` of `sm_XX` / `compute_XX`: what `__CUDA_ARCH__` / 10 is in
+    /// the kernels.
+    pub fn sm(self) -> u32 {
+        match self {
+            Target::Cubin(sm) | Target::Ptx(sm) => sm,
+        }
+    }
+
     /// `cubin` or `PTX`, for logs and the device's driver text.
     pub fn kind(self) -> &'static str {
         match self {

@@ -12,6 +12,7 @@
 use crate::driver::OpenClDriver;
 use crate::info::{self, Query};
 use crate::physical::physical;
+use crate::ptx::Ptx;
 use crate::status::API;
 use crate::sys::{self, DeviceId, PlatformId};
 use crate::target::Target;
@@ -97,6 +98,16 @@ fn open(platform: PlatformId, id: DeviceId, index: usize) -> Result<Arc<dyn Back
     // The queue decides: a device may list profiling and still not give
     // usable times.
     info.caps.timestamps = driver.has_timestamps();
+    let ptx = driver.ptx();
+    info.caps.device_fence = ptx.fence;
+    info.caps.async_copy = ptx.async_copy;
+    if ptx != Ptx::default() {
+        info.driver.push_str(&format!(
+            "; inline PTX: device fence {}, cp.async {}",
+            if ptx.fence { "yes" } else { "no" },
+            if ptx.async_copy { "yes" } else { "no" },
+        ));
+    }
     Ok(checked::open(info, driver))
 }
 
@@ -252,6 +263,9 @@ fn describe(
         memory_bytes: q.u64(info::CL_DEVICE_GLOBAL_MEM_SIZE).unwrap_or(0),
         compute_units: q.u32(info::CL_DEVICE_MAX_COMPUTE_UNITS).unwrap_or(0),
         loop_limit: llvmpipe_loop_limit(&name, &driver),
+        // Only through NVIDIA's inline PTX, which `open` probes.
+        device_fence: false,
+        async_copy: false,
     };
 
     let driver_version = format!("{driver_version} ({platform_version})");
@@ -261,6 +275,8 @@ fn describe(
         profiling,
         local_bytes: u64::from(max_shared_bytes),
         identity: format!("{platform_name} / {name} / {driver_version}"),
+        nvidia: has("cl_nv_device_attribute_query"),
+        ptx: Ptx::default(),
     };
     let info = DeviceInfo {
         api: API,

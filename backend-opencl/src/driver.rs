@@ -5,6 +5,7 @@
 use crate::launch;
 use crate::memory::{self, ClBuffer};
 use crate::program::{Builder, Compiled, Device};
+use crate::ptx::{self, Ptx};
 use crate::status::{Failure, API};
 use crate::sys::{self, Context, DeviceId, Queue};
 use crate::target::Target;
@@ -26,8 +27,8 @@ pub(crate) struct OpenClDriver {
 
 impl OpenClDriver {
     /// Create the device's context and queue, and find out how it records
-    /// timestamps.
-    pub(crate) fn open(device: DeviceId, target: Target) -> Result<Self> {
+    /// timestamps and which inline PTX its kernels may use (`ptx.rs`).
+    pub(crate) fn open(device: DeviceId, mut target: Target) -> Result<Self> {
         let context = sys::create_context(device).map_err(Failure::error)?;
         let (queue, profiling) = match sys::create_queue(&context, device, target.profiling) {
             Ok(queue) => (queue, target.profiling),
@@ -39,6 +40,7 @@ impl OpenClDriver {
             Err(e) => return Err(e.error()),
         };
         let stamps = Stamps::probe(&context, &queue, device, profiling, target.version_1_2);
+        target.ptx = ptx::probe(&context, &queue, device, target.nvidia);
         Ok(OpenClDriver {
             device,
             target,
@@ -47,6 +49,11 @@ impl OpenClDriver {
             queue,
             context,
         })
+    }
+
+    /// The inline PTX features the kernels built here may use.
+    pub(crate) fn ptx(&self) -> Ptx {
+        self.target.ptx
     }
 
     /// Whether [`Driver::timestamp`] gives device marks.

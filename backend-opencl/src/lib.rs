@@ -12,6 +12,8 @@
 //! - `status.rs`: status codes, and the typed error each failed call becomes;
 //! - `sys.rs`: every raw OpenCL call, and owned handles (the only `unsafe`
 //!   FFI in the crate);
+//! - `ptx.rs`: NVIDIA's inline PTX (device fence, asynchronous copies),
+//!   probed by running it;
 //! - `target.rs`: build settings and identity of a device;
 //! - `info.rs`, `physical.rs`: device info queries, PCI bus id and UUID;
 //! - `memory.rs`: buffers and chunked transfers;
@@ -34,6 +36,7 @@ mod launch;
 mod memory;
 mod physical;
 mod program;
+mod ptx;
 mod status;
 mod sys;
 mod target;

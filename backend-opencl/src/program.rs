@@ -76,7 +76,7 @@ impl Builder {
         source: &str,
     ) -> Result<Compiled> {
         let label = spec.label();
-        let options = options(spec, device.target.cl_std, &self.extra);
+        let options = options(spec, device.target, &self.extra);
         let c_options = CString::new(options.clone()).map_err(|_| {
             Error::Internal(format!("the build options of '{label}' contain a NUL byte"))
         })?;
@@ -134,10 +134,12 @@ impl Builder {
     }
 }
 
-/// The build options: the spec's defines, `-cl-std=`, then `extra`.
-fn options(spec: &KernelSpec, cl_std: Option<&str>, extra: &[String]) -> String {
+/// The build options: the spec's defines, the device's PTX defines
+/// (`ptx.rs`), `-cl-std=`, then `extra`.
+fn options(spec: &KernelSpec, target: &Target, extra: &[String]) -> String {
     let mut options = spec.defines();
-    if let Some(std) = cl_std {
+    options.extend(target.ptx.defines());
+    if let Some(std) = target.cl_std {
         options.push(format!("-cl-std={std}"));
     }
     options.extend(extra.iter().cloned());
@@ -266,6 +268,8 @@ mod tests {
             profiling: true,
             local_bytes: 65536,
             identity: identity.into(),
+            nvidia: false,
+            ptx: crate::ptx::Ptx::default(),
         }
     }
 
@@ -286,9 +290,9 @@ mod tests {
         let spec = |def, a| KernelSpec::new(def, &[("GROUP_SIZE", 64), ("A", a)]).unwrap();
         let t = target("PoCL 3.1 / cpu / 3.1");
         let s = spec(&def, 1);
-        let o = options(&s, t.cl_std, &[]);
+        let o = options(&s, &t, &[]);
         assert_eq!(o, "-DGROUP_SIZE=64u -DA=1u -cl-std=CL1.2");
-        let extra = options(&s, t.cl_std, &["-cl-nv-verbose".to_string()]);
+        let extra = options(&s, &t, &["-cl-nv-verbose".to_string()]);
         assert_eq!(
             extra,
             "-DGROUP_SIZE=64u -DA=1u -cl-std=CL1.2 -cl-nv-verbose"
@@ -300,5 +304,19 @@ mod tests {
         assert_ne!(base, key(&t, &spec(&other, 1), &o));
         assert_ne!(base, key(&t, &spec(&def, 2), &o));
         assert_ne!(base, key(&t, &s, "-DGROUP_SIZE=64u -DA=1u"));
+        // The PTX features are defines, so part of the key.
+        let nv = Target {
+            ptx: crate::ptx::Ptx {
+                fence: true,
+                async_copy: false,
+            },
+            ..t.clone()
+        };
+        let with_fence = options(&s, &nv, &[]);
+        assert_eq!(
+            with_fence,
+            "-DGROUP_SIZE=64u -DA=1u -DROSETTA_PTX_FENCE=1 -cl-std=CL1.2"
+        );
+        assert_ne!(base, key(&nv, &s, &with_fence));
     }
 }

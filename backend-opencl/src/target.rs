@@ -1,7 +1,10 @@
 //! What the driver needs to know about its device beyond the
 //! [`rosetta_core::Capabilities`]: build settings, API version features and
 //! the identity compiled-program caches are keyed on. Read by `adapter.rs`,
-//! used by `driver.rs` and `program.rs`.
+//! completed by `driver.rs` (the PTX probe), used by `driver.rs` and
+//! `program.rs`.
+
+use crate::ptx::Ptx;
 
 /// One device's build settings and identity.
 #[derive(Debug, Clone)]
@@ -19,4 +22,10 @@ pub(crate) struct Target {
     /// Platform name and version, device name and driver version: what a
     /// program binary is valid for.
     pub(crate) identity: String,
+    /// The device lists `cl_nv_device_attribute_query`: NVIDIA's OpenCL,
+    /// whose inline PTX `ptx.rs` probes.
+    pub(crate) nvidia: bool,
+    /// The inline PTX features the probe found (none until it ran); their
+    /// defines go into every build.
+    pub(crate) ptx: Ptx,
 }

@@ -226,6 +226,9 @@ fn capabilities(info: &PhysicalInfo, timestamps: bool) -> Capabilities {
         memory_bytes,
         compute_units: info.sm_count.or(info.amd_compute_units).unwrap_or(0),
         loop_limit: None,
+        // GLSL's memoryBarrier at device scope (Vulkan memory model).
+        device_fence: true,
+        async_copy: false,
     }
 }
 

@@ -51,6 +51,8 @@ pub(crate) struct Compiler {
     programs: HashMap<String, Program>,
     /// Define HAVE_SUBGROUPS.
     subgroups: bool,
+    /// Fold each spec's constants into its GLSL (`fold.rs`).
+    fold: bool,
     allowed: Allowed,
     limits: GroupLimits,
 }
@@ -77,6 +79,7 @@ impl Compiler {
             store,
             programs: HashMap::new(),
             subgroups,
+            fold: crate::validation::flag(crate::validation::FOLD_ENV),
             allowed,
             limits,
         }
@@ -122,19 +125,29 @@ impl Compiler {
             push_bytes,
             constants: def.constants().len() as u32,
         };
-        let key = def
+        let values = spec.values();
+        let mut key = def
             .fingerprint(Language::Glsl)
-            .u64(u64::from(self.subgroups))
-            .hex();
+            .u64(u64::from(self.subgroups));
+        // With folded constants the module is the spec's own.
+        let folded = if self.fold {
+            for &value in values {
+                key = key.u64(u64::from(value));
+            }
+            Some(crate::fold::fold(source, values).map_err(&compile_error)?)
+        } else {
+            None
+        };
+        let key = key.hex();
         if !self.programs.contains_key(&key) {
-            let program = self.program(source, &interface, push_bytes, &compile_error)?;
+            let text = folded.as_deref().unwrap_or(source);
+            let program = self.program(text, &interface, push_bytes, &compile_error)?;
             self.programs.insert(key.clone(), program);
         }
         let program = self
             .programs
             .get(&key)
             .ok_or_else(|| Error::Internal("vulkan: a program vanished from the cache".into()))?;
-        let values = spec.values();
         let size = program
             .spirv
             .workgroup_size(values)

@@ -10,7 +10,8 @@
 //! - `vk`: every raw Vulkan call, behind owned handles whose `Drop` is
 //!   correct, and `unsafe fn`s where validity rests on the caller;
 //! - `spirv`: what a SPIR-V module must pass before Vulkan sees it;
-//!   `glsl`: glslang and the SPIR-V disk cache;
+//!   `glsl`: glslang and the SPIR-V disk cache; `fold`: constants folded
+//!   into the GLSL (a diagnostic);
 //! - `queue`: the in-order queue as command batches; `transfer`: buffers
 //!   and data movement; `timing`: timestamps as a ring of query slots;
 //! - `pipeline_store`: the pipeline cache on disk; `compile`: specs to
@@ -51,13 +52,16 @@
 //! # Environment
 //! `ROSETTA_VULKAN_VALIDATION=1` enables VK_LAYER_KHRONOS_validation (its
 //! messages come back through `take_diagnostics`);
-//! `ROSETTA_VULKAN_STAGING=1` forces the staging path on unified memory.
+//! `ROSETTA_VULKAN_STAGING=1` forces the staging path on unified memory;
+//! `ROSETTA_VULKAN_FOLD_CONSTANTS=1` compiles each spec with its constants
+//! folded into the GLSL (one module per spec; a diagnostic, `fold.rs`).
 
 #![warn(missing_docs)]
 
 mod adapter;
 mod compile;
 mod driver;
+mod fold;
 mod glsl;
 mod pipeline_store;
 mod queue;

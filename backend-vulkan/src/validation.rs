@@ -26,6 +26,11 @@ pub const STATISTICS_ENV: &str = "ROSETTA_VULKAN_STATISTICS";
 /// bounds by construction and do not need it.
 pub const ROBUSTNESS_ENV: &str = "ROSETTA_VULKAN_ROBUSTNESS";
 
+/// The environment variable that folds each spec's constants into the GLSL
+/// before glslang (`fold.rs`): a diagnostic, to compare a driver's code for
+/// specialization constants with its code for plain constants.
+pub const FOLD_ENV: &str = "ROSETTA_VULKAN_FOLD_CONSTANTS";
+
 /// An environment flag: set, and not empty, `0` or `false`.
 pub(crate) fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| {

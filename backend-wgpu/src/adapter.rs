@@ -307,5 +307,9 @@ fn capabilities(
         memory_bytes: 0,
         compute_units: 0,
         loop_limit: llvmpipe_loop_limit(name, driver_text),
+        // WGSL has no device-scope fence (`storageBarrier` orders a
+        // workgroup's accesses) and no asynchronous copies.
+        device_fence: false,
+        async_copy: false,
     }
 }

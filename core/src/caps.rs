@@ -64,6 +64,20 @@ pub struct Capabilities {
     /// the shader); `None` where the driver has no such cap. Plans keep every
     /// invocation's loop count under [`Capabilities::loop_budget`].
     pub loop_limit: Option<u32>,
+    /// Kernels have a device-scope release / acquire fence, so one workgroup
+    /// can see another's global writes within a launch (a reduction then
+    /// finishes in one launch: the last workgroup combines the others'
+    /// values). CUDA (`__threadfence`), Vulkan (`memoryBarrier` at device
+    /// scope), the CPU backend; OpenCL only where the driver takes NVIDIA's
+    /// inline PTX (OpenCL C 1.2's fences order one work-item's accesses).
+    /// Absent in JSON written before the field existed: `false`.
+    #[serde(default)]
+    pub device_fence: bool,
+    /// Kernels can copy global memory to shared memory asynchronously (PTX
+    /// `cp.async`, sm_80 and later): CUDA, and OpenCL through NVIDIA's inline
+    /// PTX. The matmul keeps several slices in flight with it.
+    #[serde(default)]
+    pub async_copy: bool,
 }
 
 impl Capabilities {
@@ -95,7 +109,8 @@ impl Capabilities {
 impl Capabilities {
     /// The capabilities of a software device like lavapipe: a CPU with
     /// 32 KiB of shared memory, 1024-invocation groups, 65 535 groups per
-    /// axis, 1 GiB buffers, no subgroups, device timers, and the silent
+    /// axis, 1 GiB buffers, no subgroups, device timers, a device fence (as
+    /// lavapipe's Vulkan has), and the silent
     /// 65 535-iteration loop cap. For unit tests of plan geometry; override
     /// fields with struct-update syntax.
     pub fn software_device() -> Capabilities {
@@ -113,6 +128,8 @@ impl Capabilities {
             memory_bytes: 0,
             compute_units: 0,
             loop_limit: Some(65_535),
+            device_fence: true,
+            async_copy: false,
         }
     }
 }

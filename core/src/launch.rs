@@ -116,6 +116,8 @@ mod tests {
             memory_bytes: 0,
             compute_units: 4,
             loop_limit: None,
+            device_fence: false,
+            async_copy: false,
         }
     }
 

@@ -32,7 +32,7 @@
 // each shared_a (TILE_K rows of TILE_M + PAD f32) then shared_b (TILE_K rows
 // of TILE_N + PAD f32) at word TILE_K·(TILE_M + PAD); rows padded by PAD = 4
 // floats against bank conflicts, keeping 16-byte alignment. The plan passes
-// CUDA_STAGES (plan.rs) buffers' worth whatever the GPU; the kernel traps if
+// ASYNC_STAGES (plan.rs) buffers' worth whatever the GPU; the kernel traps if
 // it gets less than it uses.
 // Barriers: with ASYNC_COPY one per slice (once its copies have landed,
 // before the buffer computed last is refilled); without, after each pair of
@@ -50,7 +50,7 @@
 #define LOADS_B ((TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE)
 #if __CUDA_ARCH__ >= 800
 #define ASYNC_COPY 1
-#define STAGES 4u  // = CUDA_STAGES in plan.rs
+#define STAGES 4u  // = ASYNC_STAGES in plan.rs
 #else
 #define ASYNC_COPY 0
 #define STAGES 1u

@@ -41,12 +41,15 @@
 //!    b. for `kk < TILE_K`: read `THREAD_M` values of `shared_a[kk]` and
 //!    `THREAD_N` of `shared_b[kk]` into registers and accumulate their outer
 //!    product; barrier.
-//!    (GLSL, OpenCL, and CUDA before sm_80 load the next slice's elements
-//!    into registers while the current slice is computed: the register
-//!    prefetch. CUDA on sm_80 and later copies them asynchronously
-//!    (`cp.async`) into [`CUDA_STAGES`] buffers, three slices ahead of the
-//!    one computed, with one barrier per slice and no registers held for
-//!    them: 41.1 against 39.5 TFLOP/s at 4096³ on an H100; B's copies are
+//!    (GLSL, WGSL, OpenCL without inline PTX, and CUDA before sm_80 load
+//!    the next slice's elements into registers while the current slice is
+//!    computed: the register prefetch. CUDA on sm_80 and later, and OpenCL
+//!    C where NVIDIA's inline PTX has `cp.async`
+//!    (`Capabilities::async_copy`), copy them asynchronously into
+//!    [`ASYNC_STAGES`] buffers, three slices ahead of the one computed (in
+//!    OpenCL two buffers where four exceed [`OPENCL_ASYNC_BUDGET`]), with
+//!    one barrier per slice and no registers held for them: 41.1 against
+//!    39.5 TFLOP/s at 4096³ on an H100 through CUDA; B's copies are
 //!    16 or 4 bytes wide from one set of addresses, since two sets spilled
 //!    registers and ran at 37.1, `docs/results/README.md`. Slices that lie
 //!    wholly inside both matrices take the copies without bounds checks,
@@ -95,8 +98,8 @@
 //! - shared: `shared_a` (`TILE_K·(TILE_M + 4)` f32) then `shared_b`
 //!   (`TILE_K·(TILE_N + 4)` f32); **dynamic** in CUDA and OpenCL (one block,
 //!   `shared_b` at word `TILE_K·(TILE_M + 4)`), static in WGSL/GLSL. CUDA
-//!   takes [`CUDA_STAGES`] such buffers one after another
-//!   ([`Tiling::launch_shared_bytes`]).
+//!   and OpenCL take [`Tiling::stages`] such buffers one after another
+//!   where they copy asynchronously ([`Tiling::launch_shared_bytes`]).
 //! - indices: 64-bit in CUDA and OpenCL; 32-bit in WGSL and GLSL, where the
 //!   plan refuses matrices of more than 2^32 − 1 elements.
 //!
@@ -116,7 +119,7 @@ pub use kernel::{kernel, sum_kernel};
 pub use plan::matmul_f32;
 pub use plan::{
     geometry, heuristic_variant, tune_class, Algorithm, Geometry, MatmulPlan, MatmulVariant,
-    SumPass, Tiling, CPU_TILINGS, CUDA_STAGES, TILINGS,
+    SumPass, Tiling, ASYNC_STAGES, CPU_TILINGS, OPENCL_ASYNC_BUDGET, TILINGS,
 };
 pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec, PAD};
 
@@ -332,6 +335,8 @@ mod tests {
             memory_bytes: 1 << 32,
             compute_units: 2,
             loop_limit: None,
+            device_fence: true,
+            async_copy: false,
         };
         crate::op::test_device(rosetta_core::Api::Cpu, caps)
     }

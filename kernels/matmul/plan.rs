@@ -69,11 +69,19 @@ pub const TILINGS: [Tiling; 4] = [
     Tiling::new(32, 32, 8, 2, 2),
 ];
 
-/// Shared buffers the CUDA version of the tiled kernel takes: on sm_80 and
-/// later it keeps `STAGES` slices in flight through asynchronous copies
-/// (`matmul.cu`, whose `STAGES` must equal this; it traps on less). Every
-/// other language, and CUDA before sm_80, uses one.
-pub const CUDA_STAGES: u32 = 4;
+/// Shared buffers the tiled kernel takes where it copies asynchronously
+/// ([`Capabilities::async_copy`]: CUDA on sm_80 and later, OpenCL C through
+/// NVIDIA's inline PTX): it keeps `STAGES` slices in flight (`matmul.cu`
+/// and `matmul.cl`, whose `STAGES` must equal this; they trap on less).
+/// Everywhere else the kernels use one buffer.
+pub const ASYNC_STAGES: u32 = 4;
+
+/// The OpenCL version's shared-memory budget for its asynchronous buffers:
+/// [`ASYNC_STAGES`] buffers where they fit in it, else 2 (`matmul.cl`'s
+/// `STAGES`, the same rule). NVIDIA's OpenCL gives a workgroup 48 KiB of
+/// `__local` memory and has no opt-in to more: four 16-deep 128 × 128
+/// buffers (67.6 KiB) do not fit, two do.
+pub const OPENCL_ASYNC_BUDGET: u32 = 48 << 10;
 
 /// The CPU backend's forms of [`TILINGS`], one per tile of C (both
 /// 128 × 128 tilings take the first): the same tiles of C and invocations,
@@ -120,14 +128,33 @@ impl Tiling {
         self.tile_k * (self.tile_m + PAD + self.tile_n + PAD) * 4
     }
 
-    /// What a launch in `language` takes: [`Tiling::shared_bytes`] times
-    /// its buffers ([`CUDA_STAGES`] in CUDA, else 1).
-    pub fn launch_shared_bytes(&self, language: Language) -> u32 {
-        let buffers = match language {
-            Language::Cuda => CUDA_STAGES,
-            Language::Wgsl | Language::Glsl | Language::OpenCl | Language::Rust => 1,
-        };
-        self.shared_bytes() * buffers
+    /// What a launch in `language` on a device with `caps` takes:
+    /// [`Tiling::shared_bytes`] times its buffers ([`ASYNC_STAGES`] where the
+    /// CUDA or OpenCL version copies asynchronously, else 1).
+    pub fn launch_shared_bytes(&self, language: Language, caps: &Capabilities) -> u32 {
+        self.shared_bytes() * self.stages(language, caps)
+    }
+
+    /// The shared buffers of one launch: where the language's version copies
+    /// asynchronously on this device (CUDA and OpenCL C with
+    /// [`Capabilities::async_copy`]) [`ASYNC_STAGES`] — in OpenCL C 2 where
+    /// those exceed [`OPENCL_ASYNC_BUDGET`] — else 1.
+    pub fn stages(&self, language: Language, caps: &Capabilities) -> u32 {
+        match language {
+            Language::Cuda if caps.async_copy => ASYNC_STAGES,
+            Language::OpenCl if caps.async_copy => {
+                if ASYNC_STAGES * self.shared_bytes() <= OPENCL_ASYNC_BUDGET {
+                    ASYNC_STAGES
+                } else {
+                    2
+                }
+            }
+            Language::Cuda
+            | Language::OpenCl
+            | Language::Wgsl
+            | Language::Glsl
+            | Language::Rust => 1,
+        }
     }
 
     /// `128x128x8/8x8`.
@@ -160,7 +187,7 @@ impl Tiling {
     pub fn fits(&self, caps: &Capabilities, language: Language) -> bool {
         self.group_size() <= caps.max_group_invocations
             && self.group_size() <= caps.max_group_size[0]
-            && self.launch_shared_bytes(language) <= caps.max_shared_bytes
+            && self.launch_shared_bytes(language, caps) <= caps.max_shared_bytes
     }
 
     /// Elements of A's tile each invocation moves per slice.
@@ -401,7 +428,7 @@ impl MatmulVariant {
                     "matmul variant '{}' needs workgroups of {} invocations and {} bytes of shared memory",
                     self.name(),
                     self.tiling.group_size(),
-                    self.tiling.launch_shared_bytes(language)
+                    self.tiling.launch_shared_bytes(language, caps)
                 ),
             ));
         }
@@ -442,7 +469,8 @@ pub fn tune_class(spec: &MatmulSpec) -> String {
 /// The CPU backend passes `split = false`: its forms of the tilings take k
 /// 64 deep ([`CPU_TILINGS`]), too few slices to split. `language` decides
 /// what fits ([`Tiling::launch_shared_bytes`]) and whether 16-deep slices
-/// are considered (`heuristic_considers`: CUDA only).
+/// are considered (`heuristic_considers`: where the kernel copies
+/// asynchronously).
 pub fn heuristic_variant(
     caps: &Capabilities,
     language: Language,
@@ -476,7 +504,7 @@ pub fn heuristic_variant(
     };
     let usable: Vec<Tiling> = TILINGS
         .into_iter()
-        .filter(|t| t.fits(caps, language) && heuristic_considers(t, language))
+        .filter(|t| t.fits(caps, language) && heuristic_considers(t, language, caps))
         .collect();
     usable
         .iter()
@@ -486,13 +514,13 @@ pub fn heuristic_variant(
 }
 
 /// Whether the untuned plan considers `t` in `language`: slices 16 deep
-/// only in CUDA, whose asynchronous copies hold no slice in registers.
-/// Elsewhere the register prefetch holds twice the elements and the deeper
-/// slice lost (H100, 4096³: Vulkan 4.71 ms against 4.41 with 8, OpenCL
-/// 3.63 against 3.43; CUDA 3.08 against 3.31). The tuner measures it
-/// everywhere.
-fn heuristic_considers(t: &Tiling, language: Language) -> bool {
-    t.tile_k <= 8 || language == Language::Cuda
+/// only where the kernel copies asynchronously ([`Tiling::stages`] > 1), holding
+/// no slice in registers. Elsewhere the register prefetch holds twice the
+/// elements and the deeper slice lost (H100, 4096³: Vulkan 4.71 ms against
+/// 4.41 with 8, OpenCL 3.63 against 3.43 before OpenCL had the copies;
+/// CUDA 3.08 against 3.31). The tuner measures it everywhere.
+fn heuristic_considers(t: &Tiling, language: Language, caps: &Capabilities) -> bool {
+    t.tile_k <= 8 || t.stages(language, caps) > 1
 }
 
 /// C's tiles under a tiling.
@@ -599,7 +627,7 @@ pub fn geometry(
     let launch = Launch {
         groups: [x, y, chunks as u32],
         group_size: t.group_size(),
-        shared_bytes: t.launch_shared_bytes(language),
+        shared_bytes: t.launch_shared_bytes(language, caps),
     };
 
     let mut sums = Vec::new();
@@ -734,7 +762,10 @@ impl MatmulPlan {
                     format!(
                         "matmul needs workgroups of {} invocations and {} bytes of shared memory",
                         smallest.group_size(),
-                        smallest.launch_shared_bytes(backend.info().api.language())
+                        smallest.launch_shared_bytes(
+                            backend.info().api.language(),
+                            &backend.info().caps
+                        )
                     ),
                 ));
             }
@@ -994,6 +1025,8 @@ mod tests {
             memory_bytes: 1 << 34,
             compute_units,
             loop_limit,
+            device_fence: false,
+            async_copy: false,
         }
     }
 
@@ -1004,36 +1037,57 @@ mod tests {
     /// The language the geometry tests plan for (one shared buffer).
     const L: Language = Language::Wgsl;
 
-    /// The CUDA version's stage count is the plan's: the plan passes
-    /// `CUDA_STAGES` buffers' worth of shared memory, the kernel uses
-    /// `STAGES` (and traps on less).
+    /// The stage count of the CUDA and OpenCL versions is the plan's: the
+    /// plan passes `ASYNC_STAGES` buffers' worth of shared memory where the
+    /// device copies asynchronously, the kernels use `STAGES` (and trap on
+    /// less).
     #[test]
-    fn cuda_stages_match_the_kernel() {
+    fn async_stages_match_the_kernels() {
         let cuda = include_str!("matmul.cu");
-        assert!(cuda.contains(&format!("#define STAGES {CUDA_STAGES}u  // = CUDA_STAGES")));
-        let t = TILINGS[0];
-        assert_eq!(
-            t.launch_shared_bytes(Language::Cuda),
-            CUDA_STAGES * t.shared_bytes()
-        );
-        for language in [
-            Language::Wgsl,
-            Language::Glsl,
-            Language::OpenCl,
-            Language::Rust,
-        ] {
-            assert_eq!(t.launch_shared_bytes(language), t.shared_bytes());
-        }
-        // A device with room for one buffer but not four runs the tiling
-        // everywhere but in CUDA.
-        let one = Capabilities {
-            max_shared_bytes: t.shared_bytes(),
+        assert!(cuda.contains(&format!(
+            "#define STAGES {ASYNC_STAGES}u  // = ASYNC_STAGES"
+        )));
+        let opencl = include_str!("matmul.cl");
+        assert!(opencl.contains(&format!(
+            "#define STAGES (ASYNC_STAGES * STAGE_FLOATS * 4u <= {OPENCL_ASYNC_BUDGET}u ? ASYNC_STAGES : 2u)"
+        )));
+        assert!(opencl.contains(&format!(
+            "#define ASYNC_STAGES {ASYNC_STAGES}u  // = ASYNC_STAGES"
+        )));
+        let t = TILINGS[1];
+        let copying = Capabilities {
+            async_copy: true,
             ..caps(None, 1)
         };
+        // 16-deep 128 × 128 buffers: four in CUDA, two in OpenCL C.
+        let deep = TILINGS[0];
+        assert!(ASYNC_STAGES * deep.shared_bytes() > OPENCL_ASYNC_BUDGET);
+        assert_eq!(deep.stages(Language::Cuda, &copying), ASYNC_STAGES);
+        assert_eq!(deep.stages(Language::OpenCl, &copying), 2);
+        for language in [Language::Cuda, Language::OpenCl] {
+            assert_eq!(
+                t.launch_shared_bytes(language, &copying),
+                ASYNC_STAGES * t.shared_bytes()
+            );
+            assert_eq!(
+                t.launch_shared_bytes(language, &caps(None, 1)),
+                t.shared_bytes()
+            );
+        }
+        for language in [Language::Wgsl, Language::Glsl, Language::Rust] {
+            assert_eq!(t.launch_shared_bytes(language, &copying), t.shared_bytes());
+        }
+        // A device with room for one buffer but not four runs the tiling
+        // only where it takes one.
+        let one = Capabilities {
+            max_shared_bytes: t.shared_bytes(),
+            ..copying.clone()
+        };
         assert!(t.fits(&one, L) && !t.fits(&one, Language::Cuda));
+        assert!(!t.fits(&one, Language::OpenCl));
         let g = geometry(
-            &caps(None, 1),
-            Language::Cuda,
+            &copying,
+            Language::OpenCl,
             &spec(9, 9, 9),
             &MatmulVariant::tiled(TILINGS[3]),
             u64::MAX,
@@ -1041,8 +1095,34 @@ mod tests {
         .unwrap();
         assert_eq!(
             g.launch.shared_bytes,
-            CUDA_STAGES * TILINGS[3].shared_bytes()
+            ASYNC_STAGES * TILINGS[3].shared_bytes()
         );
+    }
+
+    /// 16-deep slices are the untuned choice only where the kernel copies
+    /// asynchronously.
+    #[test]
+    fn sixteen_deep_slices_only_with_asynchronous_copies() {
+        let big = spec(4096, 4096, 4096);
+        let plain = Capabilities {
+            max_shared_bytes: 227 << 10,
+            compute_units: 132,
+            ..caps(None, 132)
+        };
+        let copying = Capabilities {
+            async_copy: true,
+            ..plain.clone()
+        };
+        for language in [Language::Cuda, Language::OpenCl] {
+            let v = heuristic_variant(&copying, language, &big, true).unwrap();
+            assert_eq!(v.tiling.tile_k, 16, "{language:?}");
+            let v = heuristic_variant(&plain, language, &big, true).unwrap();
+            assert_eq!(v.tiling.tile_k, 8, "{language:?}");
+        }
+        for language in [Language::Wgsl, Language::Glsl] {
+            let v = heuristic_variant(&copying, language, &big, true).unwrap();
+            assert_eq!(v.tiling.tile_k, 8, "{language:?}");
+        }
     }
 
     /// The WGSL version sizes its register arrays for micro-tiles up to
@@ -1206,9 +1286,11 @@ mod tests {
                 .tiling
         };
         assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[1]);
-        // CUDA (with room for its four buffers) takes the 16-deep slices.
+        // CUDA copying asynchronously (with room for its four buffers) takes
+        // the 16-deep slices.
         let roomy = Capabilities {
             max_shared_bytes: 227 << 10,
+            async_copy: true,
             ..c.clone()
         };
         let cuda = heuristic_variant(&roomy, Language::Cuda, &spec(4096, 4096, 4096), true);

@@ -30,14 +30,18 @@
 //!
 //! The plan runs one launch when the input fits one group; otherwise either
 //! one launch with `LAST_GROUP = 1` (the `*-one-launch` variants, the
-//! default where the language has a device-scope fence: CUDA, GLSL, the
-//! CPU model) or two (`LAST_GROUP = 0`): the second launch is one group
-//! over the partials (deterministic, no float atomics, which WGSL lacks).
-//! WGSL has no device-scope fence (`storageBarrier` is workgroup-scoped),
-//! nor has OpenCL C 1.2 (its fences order one work-item's accesses), so
-//! those versions declare `LAST_GROUP` and `scratch` but never get
-//! `LAST_GROUP = 1` (OpenCL C refuses to build with it). Two launches also
-//! where one launch's loops would pass a capped driver's loop budget.
+//! default where the device's kernels have a device-scope fence,
+//! `Capabilities::device_fence`: CUDA, GLSL, the CPU model, and OpenCL C
+//! on NVIDIA through inline PTX) or two (`LAST_GROUP = 0`): the second
+//! launch is one group over the partials (deterministic, no float atomics,
+//! which WGSL lacks). WGSL has no device-scope fence (`storageBarrier` is
+//! workgroup-scoped), nor has OpenCL C 1.2 (its fences order one
+//! work-item's accesses): the WGSL version declares `LAST_GROUP` and
+//! `scratch` but never gets `LAST_GROUP = 1`, and the OpenCL C version gets
+//! it only where the backend defines `ROSETTA_PTX_FENCE` (after running
+//! `membar.gl` and `ld/st.relaxed.gpu` on the device; without it the
+//! source refuses to build with `LAST_GROUP = 1`). Two launches also where
+//! one launch's loops would pass a capped driver's loop budget.
 //!
 //! # Interface
 //! - constants: `GROUP_SIZE` (power of two), `ELEM` (0 f32, 1 i32, 2 u32),

@@ -94,13 +94,14 @@ impl ReduceVariant {
     }
 
     /// The variants a device can run: subgroups where it has subgroup ops;
-    /// one launch where its language has a device-scope fence, which the
-    /// last workgroup needs to see the others' values (CUDA's
-    /// `__threadfence`, Vulkan's device-scope `memoryBarrier`, the CPU
-    /// model's `device_fence`; WGSL has none, nor has the OpenCL C 1.2
-    /// rosetta builds).
+    /// one launch where its kernels have a device-scope fence
+    /// ([`rosetta_core::Capabilities::device_fence`]), which the last
+    /// workgroup needs to see the others' values (CUDA's `__threadfence`,
+    /// Vulkan's device-scope `memoryBarrier`, the CPU model's
+    /// `device_fence`, PTX's `membar.gl` in OpenCL C on NVIDIA; WGSL has
+    /// none, nor has the OpenCL C 1.2 rosetta builds elsewhere).
     pub fn available(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
-        let fences = one_launch_api(device.api);
+        let fences = device.caps.device_fence;
         Self::ALL
             .into_iter()
             .filter(|v| !v.subgroups() || device.caps.subgroup_ops)
@@ -111,23 +112,13 @@ impl ReduceVariant {
     /// What `device` runs when nothing is tuned: one launch where it can,
     /// subgroups where it has them.
     pub fn default_for(device: &rosetta_core::DeviceInfo) -> Self {
-        let one = one_launch_api(device.api);
-        match (device.caps.subgroup_ops, one) {
+        match (device.caps.subgroup_ops, device.caps.device_fence) {
             (true, true) => ReduceVariant::SubgroupsOneLaunch,
             (true, false) => ReduceVariant::Subgroups,
             (false, true) => ReduceVariant::TreeOneLaunch,
             (false, false) => ReduceVariant::Tree,
         }
     }
-}
-
-/// Whether kernels of `api` have the device-scope fence a one-launch
-/// reduction needs.
-fn one_launch_api(api: rosetta_core::Api) -> bool {
-    matches!(
-        api,
-        rosetta_core::Api::Cuda | rosetta_core::Api::Vulkan | rosetta_core::Api::Cpu
-    )
 }
 
 /// The tuner's key for a reduction: element type, op and length class.
@@ -282,7 +273,7 @@ impl ReducePlan {
             let needs = if variant.subgroups() && !info.caps.subgroup_ops {
                 "subgroup operations"
             } else {
-                "a device-scope fence, which this API's kernel language lacks"
+                "a device-scope fence, which this device's kernels lack"
             };
             return Err(Error::unsupported(
                 info.api,
@@ -439,6 +430,8 @@ mod tests {
             memory_bytes: 0,
             compute_units: 2,
             loop_limit,
+            device_fence: false,
+            async_copy: false,
         }
     }
 
@@ -513,23 +506,26 @@ mod tests {
     }
 
     #[test]
-    fn one_launch_only_where_the_language_has_a_device_fence() {
+    fn one_launch_only_where_the_device_has_a_device_fence() {
         use rosetta_core::Api;
         for api in [Api::Cuda, Api::Vulkan, Api::Opencl, Api::Wgpu, Api::Cpu] {
             for subgroup_ops in [false, true] {
-                let mut c = caps(None);
-                c.subgroup_ops = subgroup_ops;
-                let device = device(api, c);
-                let fences = matches!(api, Api::Cuda | Api::Vulkan | Api::Cpu);
-                let available = ReduceVariant::available(&device);
-                for v in ReduceVariant::ALL {
-                    let expected = (!v.one_launch() || fences) && (!v.subgroups() || subgroup_ops);
-                    assert_eq!(available.contains(&v), expected, "{api:?} {v:?}");
+                for device_fence in [false, true] {
+                    let mut c = caps(None);
+                    c.subgroup_ops = subgroup_ops;
+                    c.device_fence = device_fence;
+                    let device = device(api, c);
+                    let available = ReduceVariant::available(&device);
+                    for v in ReduceVariant::ALL {
+                        let expected =
+                            (!v.one_launch() || device_fence) && (!v.subgroups() || subgroup_ops);
+                        assert_eq!(available.contains(&v), expected, "{api:?} {v:?}");
+                    }
+                    let default = ReduceVariant::default_for(&device);
+                    assert!(available.contains(&default), "{api:?}");
+                    assert_eq!(default.one_launch(), device_fence, "{api:?}");
+                    assert_eq!(default.subgroups(), subgroup_ops, "{api:?}");
                 }
-                let default = ReduceVariant::default_for(&device);
-                assert!(available.contains(&default), "{api:?}");
-                assert_eq!(default.one_launch(), fences, "{api:?}");
-                assert_eq!(default.subgroups(), subgroup_ops, "{api:?}");
             }
         }
         for v in ReduceVariant::ALL {

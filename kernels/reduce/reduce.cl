@@ -1,19 +1,34 @@
 // Reduce — OpenCL C (see mod.rs for the algorithm and interface).
 //
+// Algorithm: grid-stride accumulation of 4-word vectors (then the scalar
+// tail) into a private accumulator; a shared-memory tree per work-group,
+// whose first levels are subgroup reductions when SUBGROUPS = 1 (one value
+// per subgroup goes to shared memory); invocation 0 writes the group's
+// value to out[group]. With LAST_GROUP = 1, invocation 0 publishes the
+// value in the scratch buffer instead, and the last group to arrive
+// combines every group's value and writes out[0].
 // Shared memory: GROUP_SIZE words, the tree's scratch (`shared`, a __local
-// array declared in the kernel, sized by the GROUP_SIZE define).
-// Barriers: after the accumulators are stored, and after each tree level.
+// array declared in the kernel, sized by the GROUP_SIZE define); with
+// LAST_GROUP = 1 also is_last, the last-group flag.
+// Barriers: after the accumulators (or the subgroups' values) are stored,
+// and after each tree level; with LAST_GROUP = 1, after the flag is stored
+// and in the last group's second tree. Every invocation reaches every
+// barrier: the loops around them depend only on constants and the subgroup
+// count, the branch around the last group's part on a value the whole
+// group read from shared memory.
 // SUBGROUPS = 1: each subgroup first combines its accumulators with
 // sub_group_reduce_* (cl_khr_subgroups, cl_intel_subgroups or OpenCL C 3.0's
-// __opencl_c_subgroups), one value per subgroup goes to shared memory, and
-// the tree runs over those; subgroup size and count come from the builtins
+// __opencl_c_subgroups); subgroup size and count come from the builtins
 // (32 on NVIDIA, the whole X dimension on PoCL, 8–32 on Intel), never assumed.
+// LAST_GROUP = 1 needs a device-scope fence, which OpenCL C 1.2 lacks (its
+// fences order one work-item's accesses only, spec 3.3.1): it is built only
+// where the driver takes NVIDIA's inline PTX (ROSETTA_PTX_FENCE, defined by
+// the backend after running the forms below on the device): `membar.gl`,
+// with relaxed device-scope loads and stores of the scratch words, as the
+// CUDA version does.
 
-// LAST_GROUP (one launch, the last work-group combining the others' values)
-// needs a device-scope fence, which OpenCL C 1.2 lacks (its fences order one
-// work-item's accesses only, spec 3.3.1): the plan never sets it here.
-#if LAST_GROUP
-#error "LAST_GROUP = 1 needs a device-scope fence: not in OpenCL C 1.2"
+#if LAST_GROUP && !defined(ROSETTA_PTX_FENCE)
+#error "LAST_GROUP = 1 needs a device-scope fence: not in OpenCL C 1.2 (NVIDIA's inline PTX has one)"
 #endif
 
 #if SUBGROUPS
@@ -126,30 +141,38 @@ T subgroup_combine(T acc)
 }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
-void reduce(__global const T* restrict input, __global T* restrict out,
-            __global uint* scratch, uint n)  // scratch: unused here (LAST_GROUP)
+#if LAST_GROUP
+// Device-scope relaxed accesses to the scratch buffer and the device fence
+// (PTX: morally strong, so the fence orders them; plain accesses are not).
+uint load_relaxed(__global const uint* word)
 {
-    __local T shared[GROUP_SIZE];
-    const uint group_size = GROUP_SIZE;
-    const uint lid = get_local_id(0);
-    const uint stride = get_num_groups(0) * group_size; // invocations in the grid
-    const uint first = get_group_id(0) * group_size;    // t of this group's lid 0
+    uint value;
+    __asm__ __volatile__("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"((ulong)word) : "memory");
+    return value;
+}
+void store_relaxed(__global uint* word, uint value)
+{
+    __asm__ __volatile__("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"((ulong)word), "r"(value) : "memory");
+}
+void device_fence(void)
+{
+    __asm__ __volatile__("membar.gl;" ::: "memory");
+}
+#endif
 
-    // Phase 1: grid-stride accumulation into a private accumulator. Vectors
-    // first (4 elements each, one 16-byte load), then the scalar tail.
-    // Invocations of one row touch consecutive vectors (coalesced loads).
-    T acc = IDENTITY;
-    const uint vectors = n / 4;
-    __global const T4* input4 = (__global const T4*)input;
-    for (uint v = first + lid; v < vectors; v += stride) {
-        const T4 x = input4[v];
-        acc = combine(acc, combine(combine(x.x, x.y), combine(x.z, x.w)));
-    }
-    for (ulong i = (ulong)vectors * 4 + first + lid; i < n; i += stride) {
-        acc = combine(acc, input[i]);
-    }
+// A value's 32 bits, and back (the scratch buffer holds words).
+#if ELEM == 0
+#define TO_BITS(x) as_uint(x)
+#define FROM_BITS(bits) as_float(bits)
+#else
+#define TO_BITS(x) ((uint)(x))
+#define FROM_BITS(bits) ((T)(bits))
+#endif
 
+// Phases 2 and 3: the group's accumulators combined into one value, valid
+// in invocation 0 (the same in the last group's second tree).
+T group_combine(T acc, __local T* shared, uint lid)
+{
 #if SUBGROUPS
     // Phase 2 (subgroups): each subgroup combines its accumulators; its
     // first invocation stores the result at shared[subgroup id]. — barrier —
@@ -178,16 +201,92 @@ void reduce(__global const T* restrict input, __global T* restrict out,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     // Phase 3..: the shared-memory tree, one barrier per level.
-    for (uint s = group_size / 2; s > 0; s >>= 1) {
+    for (uint s = GROUP_SIZE / 2; s > 0; s >>= 1) {
         if (lid < s) {
             shared[lid] = combine(shared[lid], shared[lid + s]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
+    return lid == 0 ? shared[0] : acc;  // only invocation 0's is the group's
+}
 
+__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
+void reduce(__global const T* restrict input, __global T* restrict out,
+            __global uint* scratch, uint n)  // scratch: used with LAST_GROUP = 1
+{
+    __local T shared[GROUP_SIZE];
+    const uint group_size = GROUP_SIZE;
+    const uint lid = get_local_id(0);
+    const uint stride = get_num_groups(0) * group_size; // invocations in the grid
+    const uint first = get_group_id(0) * group_size;    // t of this group's lid 0
+
+    // Phase 1: grid-stride accumulation into a private accumulator. Vectors
+    // first (4 elements each, one 16-byte load; unrolled by four so that
+    // four independent loads are in flight), then the scalar tail.
+    // Invocations of one row touch consecutive vectors (coalesced loads).
+    T acc = IDENTITY;
+    const uint vectors = n / 4;
+    __global const T4* input4 = (__global const T4*)input;
+    ulong v = first + lid;
+    for (; v + 3 * (ulong)stride < vectors; v += 4 * (ulong)stride) {
+        const T4 x0 = input4[v];
+        const T4 x1 = input4[v + stride];
+        const T4 x2 = input4[v + 2 * (ulong)stride];
+        const T4 x3 = input4[v + 3 * (ulong)stride];
+        acc = combine(acc, combine(combine(x0.x, x0.y), combine(x0.z, x0.w)));
+        acc = combine(acc, combine(combine(x1.x, x1.y), combine(x1.z, x1.w)));
+        acc = combine(acc, combine(combine(x2.x, x2.y), combine(x2.z, x2.w)));
+        acc = combine(acc, combine(combine(x3.x, x3.y), combine(x3.z, x3.w)));
+    }
+    for (; v < vectors; v += stride) {
+        const T4 x = input4[v];
+        acc = combine(acc, combine(combine(x.x, x.y), combine(x.z, x.w)));
+    }
+    for (ulong i = (ulong)vectors * 4 + first + lid; i < n; i += stride) {
+        acc = combine(acc, input[i]);
+    }
+
+    // Phases 2 and 3: the group's value (in invocation 0).
+    const T value = group_combine(acc, shared, lid);
+
+#if LAST_GROUP
+    // Phase 4 (LAST_GROUP = 1): invocation 0 publishes the value in
+    // scratch[1 + group], fences (release) and takes an arrival ticket from
+    // scratch[0]; the group with the last ticket is the last to arrive, and
+    // invocation 0 tells the group in is_last. — barrier —
+    __local uint is_last;
+    const uint groups = get_num_groups(0);
+    if (lid == 0) {
+        store_relaxed(&scratch[1 + get_group_id(0)], TO_BITS(value));
+        device_fence();
+        const uint ticket = atomic_add(&scratch[0], 1u);
+        is_last = ticket == groups - 1 ? 1u : 0u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (is_last == 0u) {
+        return;  // the whole group: not the last
+    }
+
+    // Phase 5 (the last group): fence (acquire), then combine the groups'
+    // values in group order (invocation lid takes lid, lid + GROUP_SIZE, ...)
+    // and with the same tree: the order depends only on the grid, so the
+    // result is deterministic. Invocation 0 writes it and resets the counter
+    // for the next launch (every group has taken its ticket). — barriers —
+    device_fence();
+    T last = IDENTITY;
+    for (uint g = lid; g < groups; g += group_size) {
+        last = combine(last, FROM_BITS(load_relaxed(&scratch[1 + g])));
+    }
+    const T total = group_combine(last, shared, lid);
+    if (lid == 0) {
+        out[0] = total;
+        store_relaxed(&scratch[0], 0u);
+    }
+#else
     // Last phase: invocation 0 writes the group's value.
     if (lid == 0) {
-        out[get_group_id(0)] = shared[0];
+        out[get_group_id(0)] = value;
     }
+#endif
 }

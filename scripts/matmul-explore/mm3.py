@@ -7,7 +7,7 @@ import cupy as cp, numpy as np, sys, json
 from derive import source  # derive:NAME forms of kernels/matmul/matmul.cu
 
 def shared_bytes(kind, tm, tn, tk, extra):
-    if kind == 'cuda4':  # kernels/matmul/matmul.cu: CUDA_STAGES buffers
+    if kind == 'cuda4':  # kernels/matmul/matmul.cu: ASYNC_STAGES buffers
         return 4 * tk * (tm + 4 + tn + 4) * 4
     if kind == 'stages':
         stages = int(next((e.split('=')[1] for e in extra if e.startswith('STAGES=')), 3))

@@ -64,6 +64,8 @@ pub fn device(
             memory_bytes: if gpu { 141 << 30 } else { 24 << 30 },
             compute_units: if gpu { 132 } else { 2 },
             loop_limit: (!gpu).then_some(65_535),
+            device_fence: true,
+            async_copy: gpu,
         },
     }
 }

@@ -188,7 +188,7 @@ fn physical_table(report: &Report) -> String {
 /// physical device's columns.
 fn capabilities_table(report: &Report) -> String {
     type Row = (&'static str, fn(&DeviceInfo) -> String);
-    let rows: [Row; 16] = [
+    let rows: [Row; 17] = [
         ("name", |d| escape(&d.name)),
         ("type", |d| device_type(d.caps.device_type).into()),
         ("driver", |d| escape(&d.driver)),
@@ -241,6 +241,13 @@ fn capabilities_table(report: &Report) -> String {
                 "{} / {}",
                 yes_no(d.caps.subgroup_ops),
                 yes_no(d.caps.float_atomics)
+            )
+        }),
+        ("device fence / async copy", |d| {
+            format!(
+                "{} / {}",
+                yes_no(d.caps.device_fence),
+                yes_no(d.caps.async_copy)
             )
         }),
         ("loop limit", |d| match d.caps.loop_limit {

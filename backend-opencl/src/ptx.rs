@@ -1,0 +1,263 @@
+//! Inline PTX in OpenCL C on NVIDIA: what it adds, and the probe that
+//! decides whether a device has it.
+//!
+//! NVIDIA's OpenCL compiles OpenCL C to PTX and accepts inline PTX
+//! (`__asm__ __volatile__`, as in CUDA C). Through it rosetta's OpenCL
+//! kernels get what OpenCL C 1.2 lacks and the same GPU has through CUDA:
+//! - a device-scope fence (`membar.gl`) with relaxed device-scope loads and
+//!   stores (`ld/st.relaxed.gpu`): a reduction finishes in one launch, the
+//!   last workgroup combining the others' values
+//!   ([`rosetta_core::Capabilities::device_fence`]; NVIDIA's OpenCL 3.0
+//!   lists no device-scope atomic scope or acquire / release order);
+//! - asynchronous copies from global to shared memory (`cp.async`, sm_80
+//!   and later), into the kernel's `__local` argument, with
+//!   `%dynamic_smem_size` to check that argument's size
+//!   ([`rosetta_core::Capabilities::async_copy`]).
+//!
+//! Kernels see the features as defines ([`Ptx::defines`]):
+//! `ROSETTA_PTX_FENCE` and `ROSETTA_PTX_ASYNC_COPY`. Only devices that list
+//! `cl_nv_device_attribute_query` are probed; each feature is on only when
+//! a kernel using exactly the PTX forms the kernels use builds **and runs
+//! with the expected results** on the device (a build that succeeds is not
+//! trusted alone: an address that maps wrongly would compile). Anything
+//! else — a build error, a launch error, a wrong word — leaves the feature
+//! off, logged at debug level, and the kernels keep their portable forms.
+
+use crate::sys::{self, Context, DeviceId, Mem, Queue};
+use std::ffi::CString;
+
+/// The PTX features a device has (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Ptx {
+    /// `membar.gl` and `ld/st.relaxed.gpu` run as the kernels use them.
+    pub(crate) fence: bool,
+    /// `cp.async` (4 and 16 bytes, with and without a source size) into a
+    /// `__local` argument, and `%dynamic_smem_size`, run as the kernels use
+    /// them.
+    pub(crate) async_copy: bool,
+}
+
+impl Ptx {
+    /// The build options that tell kernels about the features.
+    pub(crate) fn defines(self) -> Vec<String> {
+        let mut defines = Vec::new();
+        if self.fence {
+            defines.push("-DROSETTA_PTX_FENCE=1".to_string());
+        }
+        if self.async_copy {
+            defines.push("-DROSETTA_PTX_ASYNC_COPY=1".to_string());
+        }
+        defines
+    }
+}
+
+/// Invocations of each probe kernel (one workgroup).
+const PROBE_GROUP: usize = 64;
+
+/// The probe kernels: each feature's PTX forms, exactly as the kernels
+/// write them (`kernels/reduce/reduce.cl`, `kernels/matmul/matmul.cl`).
+const PROBE_SOURCE: &str = r#"
+// probe_fence: word lid + 64 of `words` = word lid + 1, read and written
+// with the relaxed device-scope forms, a device fence between.
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void probe_fence(__global uint* words)
+{
+    const uint lid = get_local_id(0);
+    uint value;
+    __asm__ __volatile__("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"((ulong)(words + lid)) : "memory");
+    __asm__ __volatile__("membar.gl;" ::: "memory");
+    __asm__ __volatile__("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"((ulong)(words + 64 + lid)), "r"(value + 1u) : "memory");
+}
+
+// probe_copy: invocation lid copies vector lid of `from` to vector 63 - lid
+// of the __local argument, by one of four forms (lid % 4): a 16-byte copy
+// with a source size of 16, one without a source size, four 4-byte copies
+// of which the last two have a source size of 0 (zeros), four 4-byte
+// copies without. Then everyone waits, and vector lid of `to` takes
+// vector lid of `staging`; info[0] = %dynamic_smem_size.
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void probe_copy(__global const float4* from, __global float4* to, __global uint* info,
+                __local float4* staging)
+{
+    const uint lid = get_local_id(0);
+    const uint at = (uint)(ulong)(staging + (63u - lid));
+    const ulong source = (ulong)(from + lid);
+    const uint form = lid % 4u;
+    if (form == 0u) {
+        __asm__ __volatile__("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(at), "l"(source), "r"(16u) : "memory");
+    } else if (form == 1u) {
+        __asm__ __volatile__("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(at), "l"(source) : "memory");
+    } else if (form == 2u) {
+        for (uint q = 0; q < 4u; q++) {
+            __asm__ __volatile__("cp.async.ca.shared.global [%0], [%1], 4, %2;" :: "r"(at + 4u * q), "l"(source + 4u * q), "r"(q < 2u ? 4u : 0u) : "memory");
+        }
+    } else {
+        for (uint q = 0; q < 4u; q++) {
+            __asm__ __volatile__("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(at + 4u * q), "l"(source + 4u * q) : "memory");
+        }
+    }
+    __asm__ __volatile__("cp.async.commit_group;" ::: "memory");
+    __asm__ __volatile__("cp.async.wait_group 0;" ::: "memory");
+    barrier(CLK_LOCAL_MEM_FENCE);
+    to[lid] = staging[lid];
+    if (lid == 0u) {
+        uint bytes;
+        __asm__ __volatile__("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+        info[0] = bytes;
+    }
+}
+"#;
+
+/// Probe the device's PTX features (see the module docs): both off unless
+/// `nvidia` (the device lists `cl_nv_device_attribute_query`).
+pub(crate) fn probe(context: &Context, queue: &Queue, device: DeviceId, nvidia: bool) -> Ptx {
+    if !nvidia {
+        return Ptx::default();
+    }
+    let fence = run_probe("probe_fence", context, queue, device, fence_works);
+    let async_copy = run_probe("probe_copy", context, queue, device, copy_works);
+    let ptx = Ptx { fence, async_copy };
+    tracing::debug!(?device, ?ptx, "opencl: inline PTX probed");
+    ptx
+}
+
+/// Build `name` from [`PROBE_SOURCE`] and run `check` with its kernel:
+/// false (logged) on any error or a wrong result.
+fn run_probe(
+    name: &'static str,
+    context: &Context,
+    queue: &Queue,
+    device: DeviceId,
+    check: fn(&Context, &Queue, &mut sys::Kernel) -> Result<bool, String>,
+) -> bool {
+    let outcome = (|| {
+        let program = sys::program_from_source(context, PROBE_SOURCE).map_err(|f| f.to_string())?;
+        let options = CString::default();
+        sys::build(&program, device, &options)
+            .map_err(|f| format!("{f}: {}", sys::build_log(&program, device)))?;
+        let c_name = CString::new(name).map_err(|e| e.to_string())?;
+        let mut kernel = sys::create_kernel(&program, &c_name).map_err(|f| f.to_string())?;
+        check(context, queue, &mut kernel)
+    })();
+    match outcome {
+        Ok(true) => true,
+        Ok(false) => {
+            tracing::debug!(?device, "opencl: PTX probe {name} ran with wrong results");
+            false
+        }
+        Err(why) => {
+            tracing::debug!(?device, "opencl: PTX probe {name} failed: {why}");
+            false
+        }
+    }
+}
+
+/// A buffer of `words` holding `data` (or zeros).
+fn buffer(context: &Context, queue: &Queue, words: &[u32]) -> Result<Mem, String> {
+    let mem = sys::create_buffer(context, words.len() * 4).map_err(|f| f.to_string())?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    sys::write_blocking(queue, &mem, 0, &bytes).map_err(|f| f.to_string())?;
+    Ok(mem)
+}
+
+/// The words of `mem`'s first `count`.
+fn read_words(queue: &Queue, mem: &Mem, count: usize) -> Result<Vec<u32>, String> {
+    let mut bytes = vec![0u8; count * 4];
+    sys::read_blocking(queue, mem, 0, &mut bytes).map_err(|f| f.to_string())?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Run one workgroup of `kernel` and wait for it.
+fn run_group(queue: &Queue, kernel: &sys::Kernel) -> Result<(), String> {
+    // SAFETY: every argument of the probe kernel was set by the caller; one
+    // workgroup of PROBE_GROUP invocations, as the kernel requires; the
+    // kernels touch words below 2·PROBE_GROUP of `words` (probe_fence), or
+    // vectors below PROBE_GROUP of `from`, `to` and a `__local` argument of
+    // PROBE_GROUP vectors and word 0 of `info` (probe_copy): the sizes the
+    // callers allocate. (A PTX form the driver mistranslates is what the
+    // probe is for; the copies' shared addresses come from the `__local`
+    // argument itself.)
+    unsafe { sys::enqueue_kernel(queue, kernel, 1, [PROBE_GROUP, 1, 1], [PROBE_GROUP, 1, 1]) }
+        .map_err(|f| f.to_string())?;
+    sys::finish(queue).map_err(|f| f.to_string())
+}
+
+fn fence_works(context: &Context, queue: &Queue, kernel: &mut sys::Kernel) -> Result<bool, String> {
+    let input: Vec<u32> = (0..2 * PROBE_GROUP as u32)
+        .map(|i| {
+            if i < PROBE_GROUP as u32 {
+                1000 + 7 * i
+            } else {
+                0
+            }
+        })
+        .collect();
+    let words = buffer(context, queue, &input)?;
+    sys::set_arg_mem(kernel, 0, &words).map_err(|f| f.to_string())?;
+    run_group(queue, kernel)?;
+    let out = read_words(queue, &words, 2 * PROBE_GROUP)?;
+    Ok((0..PROBE_GROUP).all(|i| out[PROBE_GROUP + i] == input[i] + 1))
+}
+
+fn copy_works(context: &Context, queue: &Queue, kernel: &mut sys::Kernel) -> Result<bool, String> {
+    let words = 4 * PROBE_GROUP;
+    let input: Vec<u32> = (0..words as u32).map(|i| 0x1234_0000 + i).collect();
+    let from = buffer(context, queue, &input)?;
+    let to = buffer(context, queue, &vec![0xffff_ffff; words])?;
+    let info = buffer(context, queue, &[0])?;
+    let local_bytes = words * 4;
+    sys::set_arg_mem(kernel, 0, &from).map_err(|f| f.to_string())?;
+    sys::set_arg_mem(kernel, 1, &to).map_err(|f| f.to_string())?;
+    sys::set_arg_mem(kernel, 2, &info).map_err(|f| f.to_string())?;
+    sys::set_arg_local(kernel, 3, local_bytes).map_err(|f| f.to_string())?;
+    run_group(queue, kernel)?;
+    let out = read_words(queue, &to, words)?;
+    let dynamic_bytes = read_words(queue, &info, 1)?[0];
+    Ok(out == copy_expected(&input) && dynamic_bytes as usize >= local_bytes)
+}
+
+/// What probe_copy leaves in `to` for `input` (see its comment).
+fn copy_expected(input: &[u32]) -> Vec<u32> {
+    let mut expected = vec![0u32; input.len()];
+    for lid in 0..PROBE_GROUP {
+        let slot = PROBE_GROUP - 1 - lid;
+        for q in 0..4 {
+            let zero = lid % 4 == 2 && q >= 2;
+            expected[slot * 4 + q] = if zero { 0 } else { input[lid * 4 + q] };
+        }
+    }
+    expected
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines_follow_the_features() {
+        assert!(Ptx::default().defines().is_empty());
+        let both = Ptx {
+            fence: true,
+            async_copy: true,
+        };
+        assert_eq!(
+            both.defines(),
+            ["-DROSETTA_PTX_FENCE=1", "-DROSETTA_PTX_ASYNC_COPY=1"]
+        );
+    }
+
+    #[test]
+    fn the_copy_probe_expects_reversed_vectors_with_zeros_for_the_short_copies() {
+        let input: Vec<u32> = (0..4 * PROBE_GROUP as u32).collect();
+        let expected = copy_expected(&input);
+        // Vector 63 holds invocation 0's (a whole 16-byte copy).
+        assert_eq!(&expected[63 * 4..64 * 4], &[0, 1, 2, 3]);
+        // Vector 61 holds invocation 2's: its last two words copied 0 bytes.
+        assert_eq!(&expected[61 * 4..62 * 4], &[8, 9, 0, 0]);
+        // Vector 0 holds invocation 63's (4-byte copies, all inside).
+        assert_eq!(&expected[0..4], &[252, 253, 254, 255]);
+    }
+}
