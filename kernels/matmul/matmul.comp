@@ -26,11 +26,13 @@
 // Barriers: after each pair of tile stores, and after computing from them.
 // Registers: each invocation's accumulators live in `acc`, private arrays
 // sized by specialization constants; every loop over them has a constant
-// trip count once the pipeline is built and is unrolled, so they become
-// registers.
+// trip count once the pipeline is built, which the driver unrolls, so they
+// become registers. The loops carry no [[unroll]] hint (SPIR-V's Unroll
+// loop control): with them NVIDIA's driver ran this kernel 22% slower (an
+// H100, 4096^3: 4.41 against 3.61 ms) and reported 15 616 bytes of shared
+// memory for the 8 448 declared. (The conv kernels keep theirs: without,
+// conv2d ran 4% slower.)
 // Indices are uint: the plan refuses matrices of 2^32 elements or more.
-
-#extension GL_EXT_control_flow_attributes : enable
 
 layout(constant_id = 0) const uint GROUP_SIZE = 64; // (TILE_M / THREAD_M) * (TILE_N / THREAD_N)
 layout(constant_id = 1) const uint TILE_M = 16;
@@ -91,7 +93,7 @@ void load_slice(uint lid, uint row0, uint col0, uint k0) {
     uint m = params.m;
     uint n = params.n;
     uint k = params.k;
-    [[unroll]] for (uint l = 0u; l < LOADS_A; l++) {
+    for (uint l = 0u; l < LOADS_A; l++) {
         uint s = lid + l * GROUP_SIZE;
         uint mm = s / TILE_K;
         uint kk = s % TILE_K;
@@ -101,7 +103,7 @@ void load_slice(uint lid, uint row0, uint col0, uint k0) {
         }
         next_a[l] = value;
     }
-    [[unroll]] for (uint l = 0u; l < LOADS_B; l++) {
+    for (uint l = 0u; l < LOADS_B; l++) {
         uint s = lid + l * GROUP_SIZE;
         uint kk = s / TILE_N;
         uint nn = s % TILE_N;
@@ -141,7 +143,7 @@ void main() {
          tile += gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
         uint row0 = (tile / tiles_n) * TILE_M;
         uint col0 = (tile % tiles_n) * TILE_N;
-        [[unroll]] for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {
+        for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {
             acc[i] = 0.0;
         }
 
@@ -152,14 +154,14 @@ void main() {
             uint k0 = k_begin + slice * TILE_K;
             // Phase a: both tiles to shared memory (from the registers), zero
             // outside the matrices. -- barrier --
-            [[unroll]] for (uint l = 0u; l < LOADS_A; l++) {
+            for (uint l = 0u; l < LOADS_A; l++) {
                 uint s = lid + l * GROUP_SIZE;
                 if (s < TILE_M * TILE_K) {
                     uint index = (s % TILE_K) * STRIDE_A + s / TILE_K; // shared_a[kk][mm]
                     shared_a[index / 4u][index % 4u] = next_a[l];
                 }
             }
-            [[unroll]] for (uint l = 0u; l < LOADS_B; l++) {
+            for (uint l = 0u; l < LOADS_B; l++) {
                 uint s = lid + l * GROUP_SIZE;
                 if (s < TILE_K * TILE_N) {
                     uint index = (s / TILE_N) * STRIDE_B + s % TILE_N; // shared_b[kk][nn]
@@ -173,11 +175,11 @@ void main() {
             }
 
             // Phase b: this invocation's outer products. -- barrier --
-            [[unroll]] for (uint kk = 0u; kk < TILE_K; kk++) {
+            for (uint kk = 0u; kk < TILE_K; kk++) {
                 uint row_a = kk * STRIDE_A;
                 uint row_b = kk * STRIDE_B;
                 if (VECTOR_A) {
-                    [[unroll]] for (uint i = 0u; i < THREAD_M; i += 4u) {
+                    for (uint i = 0u; i < THREAD_M; i += 4u) {
                         vec4 v = shared_a[(row_a + micro_row(ty, i)) / 4u];
                         a_regs[i] = v.x;
                         a_regs[i + 1u] = v.y;
@@ -185,13 +187,13 @@ void main() {
                         a_regs[i + 3u] = v.w;
                     }
                 } else {
-                    [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
+                    for (uint i = 0u; i < THREAD_M; i++) {
                         uint index = row_a + micro_row(ty, i);
                         a_regs[i] = shared_a[index / 4u][index % 4u];
                     }
                 }
                 if (VECTOR_B) {
-                    [[unroll]] for (uint j = 0u; j < THREAD_N; j += 4u) {
+                    for (uint j = 0u; j < THREAD_N; j += 4u) {
                         vec4 v = shared_b[(row_b + micro_col(tx, j)) / 4u];
                         b_regs[j] = v.x;
                         b_regs[j + 1u] = v.y;
@@ -199,13 +201,13 @@ void main() {
                         b_regs[j + 3u] = v.w;
                     }
                 } else {
-                    [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+                    for (uint j = 0u; j < THREAD_N; j++) {
                         uint index = row_b + micro_col(tx, j);
                         b_regs[j] = shared_b[index / 4u][index % 4u];
                     }
                 }
-                [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
-                    [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+                for (uint i = 0u; i < THREAD_M; i++) {
+                    for (uint j = 0u; j < THREAD_N; j++) {
                         acc[i * THREAD_N + j] += a_regs[i] * b_regs[j];
                     }
                 }
@@ -215,9 +217,9 @@ void main() {
 
         // Last phase: store the micro-tile's elements inside C to plane z.
         uint plane = gl_WorkGroupID.z * m * n;
-        [[unroll]] for (uint i = 0u; i < THREAD_M; i++) {
+        for (uint i = 0u; i < THREAD_M; i++) {
             uint row = row0 + micro_row(ty, i);
-            [[unroll]] for (uint j = 0u; j < THREAD_N; j++) {
+            for (uint j = 0u; j < THREAD_N; j++) {
                 uint col = col0 + micro_col(tx, j);
                 if (row < m && col < n) {
                     c[plane + row * n + col] = acc[i * THREAD_N + j];
