@@ -167,6 +167,36 @@ impl BenchReport {
 mod tests {
     use super::*;
 
+    /// Reports written before `Capabilities::device_fence` and `async_copy`
+    /// existed still load, with both `false`; later ones keep what the
+    /// devices reported.
+    #[test]
+    fn capabilities_added_later_default_to_false_in_older_reports() {
+        let devices = crate::report::fixtures::gpu_machine_devices();
+        let report = crate::report::fixtures::bench("gpu", &devices, 1.0);
+        let path = std::path::Path::new("bench.json");
+        let text = serde_json::to_string(&report).unwrap();
+        let again = BenchReport::from_json(path, &text).unwrap();
+        let caps = |r: &BenchReport| -> Vec<rosetta_core::Capabilities> {
+            r.devices.iter().map(|d| d.caps.clone()).collect()
+        };
+        assert_eq!(caps(&again), caps(&report));
+        assert!(report.devices.iter().any(|d| d.caps.device_fence));
+        // The same report as a version without the fields wrote it.
+        let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for device in value["devices"].as_array_mut().unwrap() {
+            let caps = device["caps"].as_object_mut().unwrap();
+            assert!(caps.remove("device_fence").is_some());
+            assert!(caps.remove("async_copy").is_some());
+        }
+        let old = BenchReport::from_json(path, &value.to_string()).unwrap();
+        assert_eq!(old.devices.len(), report.devices.len());
+        assert!(old
+            .devices
+            .iter()
+            .all(|d| !d.caps.device_fence && !d.caps.async_copy));
+    }
+
     #[test]
     fn stats_of_known_samples() {
         let samples: Vec<Duration> = (1..=10).map(Duration::from_millis).collect();

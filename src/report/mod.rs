@@ -24,7 +24,7 @@ mod charts;
 mod compare;
 mod files;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod html;
 mod load;
 mod merge;
