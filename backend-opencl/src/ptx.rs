@@ -54,9 +54,10 @@ impl Ptx {
 /// Invocations of each probe kernel (one workgroup).
 const PROBE_GROUP: usize = 64;
 
-/// The probe kernels: each feature's PTX forms, exactly as the kernels
-/// write them (`kernels/reduce/reduce.cl`, `kernels/matmul/matmul.cl`).
-const PROBE_SOURCE: &str = r#"
+/// The fence probe: the PTX forms of the one-launch sum, exactly as
+/// `kernels/reduce/reduce.cl` writes them. (Each feature has its own
+/// program: a GPU without `cp.async`, before sm_80, may still have these.)
+const FENCE_SOURCE: &str = r#"
 // probe_fence: word lid + 64 of `words` = word lid + 1, read and written
 // with the relaxed device-scope forms, a device fence between.
 __kernel __attribute__((reqd_work_group_size(64, 1, 1)))
@@ -68,7 +69,11 @@ void probe_fence(__global uint* words)
     __asm__ __volatile__("membar.gl;" ::: "memory");
     __asm__ __volatile__("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"((ulong)(words + 64 + lid)), "r"(value + 1u) : "memory");
 }
+"#;
 
+/// The copy probe: the PTX forms of the matmul's asynchronous copies,
+/// exactly as `kernels/matmul/matmul.cl` writes them.
+const COPY_SOURCE: &str = r#"
 // probe_copy: invocation lid copies vector lid of `from` to vector 63 - lid
 // of the __local argument, by one of four forms (lid % 4): a 16-byte copy
 // with a source size of 16, one without a source size, four 4-byte copies
@@ -114,24 +119,39 @@ pub(crate) fn probe(context: &Context, queue: &Queue, device: DeviceId, nvidia: 
     if !nvidia {
         return Ptx::default();
     }
-    let fence = run_probe("probe_fence", context, queue, device, fence_works);
-    let async_copy = run_probe("probe_copy", context, queue, device, copy_works);
+    let fence = run_probe(
+        "probe_fence",
+        FENCE_SOURCE,
+        context,
+        queue,
+        device,
+        fence_works,
+    );
+    let async_copy = run_probe(
+        "probe_copy",
+        COPY_SOURCE,
+        context,
+        queue,
+        device,
+        copy_works,
+    );
     let ptx = Ptx { fence, async_copy };
     tracing::debug!(?device, ?ptx, "opencl: inline PTX probed");
     ptx
 }
 
-/// Build `name` from [`PROBE_SOURCE`] and run `check` with its kernel:
-/// false (logged) on any error or a wrong result.
+/// Build `name` from `source` and run `check` with its kernel: false
+/// (logged) on any error or a wrong result.
 fn run_probe(
     name: &'static str,
+    source: &str,
     context: &Context,
     queue: &Queue,
     device: DeviceId,
     check: fn(&Context, &Queue, &mut sys::Kernel) -> Result<bool, String>,
 ) -> bool {
     let outcome = (|| {
-        let program = sys::program_from_source(context, PROBE_SOURCE).map_err(|f| f.to_string())?;
+        let program = sys::program_from_source(context, source).map_err(|f| f.to_string())?;
         let options = CString::default();
         sys::build(&program, device, &options)
             .map_err(|f| format!("{f}: {}", sys::build_log(&program, device)))?;
