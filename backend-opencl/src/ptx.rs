@@ -114,11 +114,25 @@ void probe_copy(__global const float4* from, __global float4* to, __global uint*
 "#;
 
 /// Probe the device's PTX features (see the module docs): both off unless
-/// `nvidia` (the device lists `cl_nv_device_attribute_query`).
-pub(crate) fn probe(context: &Context, queue: &Queue, device: DeviceId, nvidia: bool) -> Ptx {
+/// `nvidia` (the device lists `cl_nv_device_attribute_query`). The probes
+/// run in a context and queue of their own, so a probe that faults (a form
+/// the driver mistranslates) leaves the device's own context untouched.
+pub(crate) fn probe(device: DeviceId, nvidia: bool) -> Ptx {
     if !nvidia {
         return Ptx::default();
     }
+    let opened = sys::create_context(device).and_then(|context| {
+        let queue = sys::create_queue(&context, device, false)?;
+        Ok((context, queue))
+    });
+    let (context, queue) = match opened {
+        Ok(opened) => opened,
+        Err(f) => {
+            tracing::debug!(?device, "opencl: no context for the PTX probes ({f})");
+            return Ptx::default();
+        }
+    };
+    let (context, queue) = (&context, &queue);
     let fence = run_probe(
         "probe_fence",
         FENCE_SOURCE,
@@ -137,6 +151,8 @@ pub(crate) fn probe(context: &Context, queue: &Queue, device: DeviceId, nvidia: 
     );
     let ptx = Ptx { fence, async_copy };
     tracing::debug!(?device, ?ptx, "opencl: inline PTX probed");
+    // Every probe command has finished (each check waits for its kernel);
+    // the queue and context are released here, queue first.
     ptx
 }
 
