@@ -66,6 +66,20 @@ pub fn run(out: &mut Out, json_output: bool) -> Result<Outcome, Failure> {
                     if let Some(key) = info.physical.key() {
                         writeln!(out, "{:<10} physical device {key}", "")?;
                     }
+                    if caps.device_fence || caps.async_copy {
+                        let features: Vec<&str> = [
+                            (
+                                caps.device_fence,
+                                "device-scope fence (one-launch reductions)",
+                            ),
+                            (caps.async_copy, "asynchronous copies to shared memory"),
+                        ]
+                        .iter()
+                        .filter(|(has, _)| *has)
+                        .map(|(_, what)| *what)
+                        .collect();
+                        writeln!(out, "{:<10} kernels have: {}", "", features.join(", "))?;
+                    }
                     if let Some(limit) = caps.loop_limit {
                         writeln!(out, "{:<10} loops stop silently after {limit} iterations per invocation (plans stay under it)", "")?;
                     }
