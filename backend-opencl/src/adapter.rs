@@ -98,16 +98,11 @@ fn open(platform: PlatformId, id: DeviceId, index: usize) -> Result<Arc<dyn Back
     // The queue decides: a device may list profiling and still not give
     // usable times.
     info.caps.timestamps = driver.has_timestamps();
+    // What the inline PTX probe found (`ptx.rs`); `rosetta devices` and the
+    // report show these capabilities.
     let ptx = driver.ptx();
     info.caps.device_fence = ptx.fence;
     info.caps.async_copy = ptx.async_copy;
-    if ptx != Ptx::default() {
-        info.driver.push_str(&format!(
-            "; inline PTX: device fence {}, cp.async {}",
-            if ptx.fence { "yes" } else { "no" },
-            if ptx.async_copy { "yes" } else { "no" },
-        ));
-    }
     Ok(checked::open(info, driver))
 }
 

@@ -188,7 +188,7 @@ fn run_probe(
     }
 }
 
-/// A buffer of `words` holding `data` (or zeros).
+/// A new buffer holding `words`.
 fn buffer(context: &Context, queue: &Queue, words: &[u32]) -> Result<Mem, String> {
     let mem = sys::create_buffer(context, words.len() * 4).map_err(|f| f.to_string())?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -129,8 +129,7 @@ impl Tiling {
     }
 
     /// What a launch in `language` on a device with `caps` takes:
-    /// [`Tiling::shared_bytes`] times its buffers ([`ASYNC_STAGES`] where the
-    /// CUDA or OpenCL version copies asynchronously, else 1).
+    /// [`Tiling::shared_bytes`] times its buffers ([`Tiling::stages`]).
     pub fn launch_shared_bytes(&self, language: Language, caps: &Capabilities) -> u32 {
         self.shared_bytes() * self.stages(language, caps)
     }
