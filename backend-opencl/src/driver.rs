@@ -40,7 +40,7 @@ impl OpenClDriver {
             Err(e) => return Err(e.error()),
         };
         let stamps = Stamps::probe(&context, &queue, device, profiling, target.version_1_2);
-        target.ptx = ptx::probe(device, target.nvidia);
+        target.ptx = ptx::probe(device, target.nvidia, &target.identity);
         Ok(OpenClDriver {
             device,
             target,

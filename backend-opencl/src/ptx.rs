@@ -22,8 +22,19 @@
 //! trusted alone: an address that maps wrongly would compile). Anything
 //! else — a build error, a launch error, a wrong word — leaves the feature
 //! off, logged at debug level, and the kernels keep their portable forms.
+//!
+//! The probes take a context, two builds and two launches at every opening
+//! of the device, so their outcome is kept in the persistent cache
+//! (`DiskCache::new("probes/opencl-ptx")`) under the device's identity
+//! (platform, device and driver version) and the probe sources: a new
+//! driver or a changed probe is a different key. Only outcomes that ran to
+//! the end are kept (each probe built and ran, right or wrong results); an
+//! error anywhere is not, so a passing failure is probed again next time.
+//! An entry that does not decode to exactly the two flags is ignored.
 
 use crate::sys::{self, Context, DeviceId, Mem, Queue};
+use rosetta_core::disk_cache::DiskCache;
+use rosetta_core::Fingerprint;
 use std::ffi::CString;
 
 /// The PTX features a device has (see the module docs).
@@ -113,14 +124,67 @@ void probe_copy(__global const float4* from, __global float4* to, __global uint*
 }
 "#;
 
-/// Probe the device's PTX features (see the module docs): both off unless
-/// `nvidia` (the device lists `cl_nv_device_attribute_query`). The probes
-/// run in a context and queue of their own, so a probe that faults (a form
-/// the driver mistranslates) leaves the device's own context untouched.
-pub(crate) fn probe(device: DeviceId, nvidia: bool) -> Ptx {
+/// The device's PTX features (see the module docs): both off unless
+/// `nvidia` (the device lists `cl_nv_device_attribute_query`); from the
+/// persistent cache where an earlier probe of the same `identity` (driver)
+/// is kept, else probed and kept.
+pub(crate) fn probe(device: DeviceId, nvidia: bool, identity: &str) -> Ptx {
     if !nvidia {
         return Ptx::default();
     }
+    probe_cached(&DiskCache::new("probes/opencl-ptx"), identity, || {
+        run_probes(device)
+    })
+}
+
+/// `run` (the probes: their features, and whether each ran to the end) unless
+/// `cache` holds an outcome for `identity`; a whole outcome is stored.
+fn probe_cached(cache: &DiskCache, identity: &str, run: impl FnOnce() -> (Ptx, bool)) -> Ptx {
+    let key = cache_key(identity);
+    if let Some(ptx) = cache.get(&key).as_deref().and_then(decode) {
+        tracing::debug!(?ptx, "opencl: inline PTX features from the cache");
+        return ptx;
+    }
+    let (ptx, whole) = run();
+    if whole {
+        cache.put(&key, &encode(ptx));
+    }
+    ptx
+}
+
+/// The cache key of a probe outcome: the device's identity and the probes.
+fn cache_key(identity: &str) -> Fingerprint {
+    Fingerprint::default()
+        .str("rosetta opencl inline PTX probe v1")
+        .str(identity)
+        .str(FENCE_SOURCE)
+        .str(COPY_SOURCE)
+}
+
+/// A cached outcome: one byte per feature, 0 or 1.
+fn encode(ptx: Ptx) -> [u8; 2] {
+    [u8::from(ptx.fence), u8::from(ptx.async_copy)]
+}
+
+fn decode(bytes: &[u8]) -> Option<Ptx> {
+    let flag = |b: u8| match b {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    };
+    match bytes {
+        [fence, async_copy] => Some(Ptx {
+            fence: flag(*fence)?,
+            async_copy: flag(*async_copy)?,
+        }),
+        _ => None,
+    }
+}
+
+/// Run both probes in a context and queue of their own, so a probe that
+/// faults (a form the driver mistranslates) leaves the device's own context
+/// untouched: the features, and whether every probe ran to the end.
+fn run_probes(device: DeviceId) -> (Ptx, bool) {
     let opened = sys::create_context(device).and_then(|context| {
         let queue = sys::create_queue(&context, device, false)?;
         Ok((context, queue))
@@ -129,7 +193,7 @@ pub(crate) fn probe(device: DeviceId, nvidia: bool) -> Ptx {
         Ok(opened) => opened,
         Err(f) => {
             tracing::debug!(?device, "opencl: no context for the PTX probes ({f})");
-            return Ptx::default();
+            return (Ptx::default(), false);
         }
     };
     let (context, queue) = (&context, &queue);
@@ -149,15 +213,18 @@ pub(crate) fn probe(device: DeviceId, nvidia: bool) -> Ptx {
         device,
         copy_works,
     );
-    let ptx = Ptx { fence, async_copy };
+    let ptx = Ptx {
+        fence: fence == Some(true),
+        async_copy: async_copy == Some(true),
+    };
     tracing::debug!(?device, ?ptx, "opencl: inline PTX probed");
     // Every probe command has finished (each check waits for its kernel);
     // the queue and context are released here, queue first.
-    ptx
+    (ptx, fence.is_some() && async_copy.is_some())
 }
 
-/// Build `name` from `source` and run `check` with its kernel: false
-/// (logged) on any error or a wrong result.
+/// Build `name` from `source` and run `check` with its kernel: whether the
+/// results were right, or `None` (logged) on any error.
 fn run_probe(
     name: &'static str,
     source: &str,
@@ -165,7 +232,7 @@ fn run_probe(
     queue: &Queue,
     device: DeviceId,
     check: fn(&Context, &Queue, &mut sys::Kernel) -> Result<bool, String>,
-) -> bool {
+) -> Option<bool> {
     let outcome = (|| {
         let program = sys::program_from_source(context, source).map_err(|f| f.to_string())?;
         let options = CString::default();
@@ -176,14 +243,14 @@ fn run_probe(
         check(context, queue, &mut kernel)
     })();
     match outcome {
-        Ok(true) => true,
+        Ok(true) => Some(true),
         Ok(false) => {
             tracing::debug!(?device, "opencl: PTX probe {name} ran with wrong results");
-            false
+            Some(false)
         }
         Err(why) => {
             tracing::debug!(?device, "opencl: PTX probe {name} failed: {why}");
-            false
+            None
         }
     }
 }
@@ -283,6 +350,66 @@ mod tests {
             both.defines(),
             ["-DROSETTA_PTX_FENCE=1", "-DROSETTA_PTX_ASYNC_COPY=1"]
         );
+    }
+
+    fn temp_cache(name: &str) -> (std::path::PathBuf, DiskCache) {
+        let dir =
+            std::env::temp_dir().join(format!("rosetta-ptx-probe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        (dir.clone(), DiskCache::at(dir))
+    }
+
+    #[test]
+    fn a_whole_probe_outcome_is_kept_per_identity() {
+        let (dir, cache) = temp_cache("kept");
+        let found = Ptx {
+            fence: true,
+            async_copy: false,
+        };
+        assert_eq!(probe_cached(&cache, "driver 1", || (found, true)), found);
+        // Kept: the probes do not run again for the same identity.
+        let again = probe_cached(&cache, "driver 1", || panic!("probed again"));
+        assert_eq!(again, found);
+        // Another identity (a new driver) probes afresh.
+        let other = probe_cached(&cache, "driver 2", || (Ptx::default(), true));
+        assert_eq!(other, Ptx::default());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn an_outcome_with_an_error_is_probed_again() {
+        let (dir, cache) = temp_cache("error");
+        let partial = Ptx {
+            fence: true,
+            async_copy: false,
+        };
+        assert_eq!(probe_cached(&cache, "driver", || (partial, false)), partial);
+        let both = Ptx {
+            fence: true,
+            async_copy: true,
+        };
+        assert_eq!(probe_cached(&cache, "driver", || (both, true)), both);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_entry_is_probed_again() {
+        let (dir, cache) = temp_cache("damaged");
+        // A well-formed entry whose payload is not two flags.
+        cache.put(&cache_key("driver"), &[1, 7]);
+        let found = Ptx {
+            fence: false,
+            async_copy: true,
+        };
+        assert_eq!(probe_cached(&cache, "driver", || (found, true)), found);
+        assert_eq!(
+            probe_cached(&cache, "driver", || panic!("probed again")),
+            found
+        );
+        assert_eq!(decode(&[1]), None);
+        assert_eq!(decode(&[1, 0, 0]), None);
+        assert_eq!(decode(&encode(found)), Some(found));
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
