@@ -17,7 +17,8 @@
 //   matrices;
 // - elsewhere the register prefetch: the next slice's elements are loaded
 //   into registers while the current slice is computed, then stored to the
-//   one buffer.
+//   one buffer; without bounds checks where the slice lies wholly inside
+//   both matrices (as in GLSL and WGSL).
 // Shared memory (the trailing `__local` argument, one block): STAGES
 // buffers (1 without ASYNC_COPY), each shared_a (TILE_K rows of TILE_M +
 // PAD, A's tile transposed) then shared_b (TILE_K rows of TILE_N + PAD),
@@ -319,11 +320,30 @@ inline void copy_next(uint stage, Loads* loads, __global const float* restrict a
 // columns k0..; B's tile: rows k0.., columns col0..) into registers, zero
 // outside the matrices. Element l is the flat tile index s = lid +
 // l·GROUP_SIZE of mod.rs. Comparisons are against m − row0, n − col0 and
-// k − k0, which cannot underflow.
+// k − k0, which cannot underflow. `inside` (the same for the whole
+// workgroup): the slice lies wholly inside both matrices, so no element
+// needs checking.
 inline void load_slice(float* next_a, float* next_b, __global const float* restrict a,
                        __global const float* restrict b, uint m, uint n, uint k, uint row0,
-                       uint col0, uint k0, uint lid)
+                       uint col0, uint k0, uint lid, bool inside)
 {
+    if (inside) {
+#pragma unroll
+        for (uint l = 0; l < LOADS_A; l++) {
+            const uint s = lid + l * GROUP_SIZE;
+            if (A_FULL || s < TILE_M * TILE_K) {
+                next_a[l] = a[(ulong)(row0 + s / TILE_K) * k + k0 + s % TILE_K];
+            }
+        }
+#pragma unroll
+        for (uint l = 0; l < LOADS_B; l++) {
+            const uint s = lid + l * GROUP_SIZE;
+            if (B_FULL || s < TILE_K * TILE_N) {
+                next_b[l] = b[(ulong)(k0 + s / TILE_N) * n + col0 + s % TILE_N];
+            }
+        }
+        return;
+    }
 #pragma unroll
     for (uint l = 0; l < LOADS_A; l++) {
         const uint s = lid + l * GROUP_SIZE;
@@ -496,7 +516,10 @@ void matmul(__global const float* restrict a, __global const float* restrict b,
         // current one is computed.
         float next_a[LOADS_A];
         float next_b[LOADS_B];
-        load_slice(next_a, next_b, a, b, m, n, k, row0, col0, k_begin, lid);
+        // Whether the tile's rows lie inside A and its columns inside B.
+        const bool tile_inside = m - row0 >= TILE_M && n - col0 >= TILE_N;
+        load_slice(next_a, next_b, a, b, m, n, k, row0, col0, k_begin, lid,
+                   tile_inside && k - k_begin >= TILE_K);
         for (uint slice = 0; slice < slices; slice++) {
             const uint k0 = k_begin + slice * TILE_K;
             // Phase a: both tiles to shared memory (from the registers), zero
@@ -518,7 +541,8 @@ void matmul(__global const float* restrict a, __global const float* restrict b,
             barrier(CLK_LOCAL_MEM_FENCE);
 
             if (slice + 1 < slices) {
-                load_slice(next_a, next_b, a, b, m, n, k, row0, col0, k0 + TILE_K, lid);
+                load_slice(next_a, next_b, a, b, m, n, k, row0, col0, k0 + TILE_K, lid,
+                           tile_inside && k - (k0 + TILE_K) >= TILE_K);
             }
 
             // Phase b: every invocation's outer products. — barrier —

@@ -15,7 +15,11 @@
 // shared_a[kk] and THREAD_N values of shared_b[kk] (16-byte shared reads
 // where the micro-tile allows). The next slice's elements are loaded from
 // global memory into registers while the current slice is computed
-// (register prefetch).
+// (register prefetch); a slice that lies wholly inside both matrices is
+// loaded without bounds checks (a branch uniform over the workgroup):
+// NVIDIA's Vulkan ran 4096^3 in 3.41 against 3.61 ms on an H100.
+// (Two shared buffers with one barrier per slice ran slower there:
+// 3.91 ms.)
 // Shared memory: shared_a (TILE_K rows of TILE_M + PAD f32, A's tile
 // transposed), then shared_b (TILE_K rows of TILE_N + PAD f32) -- shared
 // arrays sized by specialization constants (static; mod.rs's single dynamic
@@ -88,11 +92,28 @@ float next_b[LOADS_B];
 // Load this invocation's elements of the slice at k0 (A's tile: rows row0..,
 // columns k0..; B's tile: rows k0.., columns col0..) into registers, zero
 // outside the matrices. Comparisons are against m - row0, n - col0 and
-// k - k0, which cannot underflow.
-void load_slice(uint lid, uint row0, uint col0, uint k0) {
+// k - k0, which cannot underflow. `inside` (the same for the whole
+// workgroup): the slice lies wholly inside both matrices, so no element
+// needs checking.
+void load_slice(uint lid, uint row0, uint col0, uint k0, bool inside) {
     uint m = params.m;
     uint n = params.n;
     uint k = params.k;
+    if (inside) {
+        for (uint l = 0u; l < LOADS_A; l++) {
+            uint s = lid + l * GROUP_SIZE;
+            if (s < TILE_M * TILE_K) {
+                next_a[l] = a[(row0 + s / TILE_K) * k + k0 + s % TILE_K];
+            }
+        }
+        for (uint l = 0u; l < LOADS_B; l++) {
+            uint s = lid + l * GROUP_SIZE;
+            if (s < TILE_K * TILE_N) {
+                next_b[l] = b[(k0 + s / TILE_N) * n + col0 + s % TILE_N];
+            }
+        }
+        return;
+    }
     for (uint l = 0u; l < LOADS_A; l++) {
         uint s = lid + l * GROUP_SIZE;
         uint mm = s / TILE_K;
@@ -146,10 +167,12 @@ void main() {
         for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {
             acc[i] = 0.0;
         }
+        // Whether the tile's rows lie inside A and its columns inside B.
+        bool tile_inside = TILE_M <= m - row0 && TILE_N <= n - col0;
 
         // The register prefetch: the first slice now, each next one while the
         // current one is computed.
-        load_slice(lid, row0, col0, k_begin);
+        load_slice(lid, row0, col0, k_begin, tile_inside && TILE_K <= k - k_begin);
         for (uint slice = 0u; slice < slices; slice++) {
             uint k0 = k_begin + slice * TILE_K;
             // Phase a: both tiles to shared memory (from the registers), zero
@@ -171,7 +194,7 @@ void main() {
             barrier();
 
             if (slice + 1u < slices) {
-                load_slice(lid, row0, col0, k0 + TILE_K);
+                load_slice(lid, row0, col0, k0 + TILE_K, tile_inside && TILE_K <= k - (k0 + TILE_K));
             }
 
             // Phase b: this invocation's outer products. -- barrier --

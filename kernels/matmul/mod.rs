@@ -43,7 +43,11 @@
 //!    product; barrier.
 //!    (GLSL, WGSL, OpenCL without inline PTX, and CUDA before sm_80 load
 //!    the next slice's elements into registers while the current slice is
-//!    computed: the register prefetch. CUDA on sm_80 and later, and OpenCL
+//!    computed: the register prefetch. GLSL, WGSL and OpenCL C load a slice
+//!    wholly inside both matrices without bounds checks — NVIDIA's Vulkan
+//!    4096³ on an H100 3.41 against 3.61 ms; two shared buffers with one
+//!    barrier per slice instead ran 3.91 — and CUDA makes the row and
+//!    column checks once per tile. CUDA on sm_80 and later, and OpenCL
 //!    C where NVIDIA's inline PTX has `cp.async`
 //!    (`Capabilities::async_copy`), copy them asynchronously into
 //!    [`ASYNC_STAGES`] buffers, three slices ahead of the one computed (in
