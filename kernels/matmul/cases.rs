@@ -232,12 +232,18 @@ pub fn cases() -> Vec<Case> {
     // device (a GPU with many compute units picks small tiles for these).
     // 260 × 264 × 100: whole tiles and ragged ones in one product, n a
     // multiple of 4 and k of neither slice depth, so CUDA's unchecked copies
-    // (whole tiles, slices inside k) and its checked ones both run.
+    // (whole tiles, slices inside k) and its checked ones both run, as do
+    // the unchecked loads of the register prefetch. 260 × 262 × 100 and
+    // 257 × 264 × 101: whole tiles where only A's rows (k % 4 == 0) or only
+    // B's (n % 4 == 0) keep four-float runs aligned (B's 16-byte copies
+    // need n % 4 == 0).
     for &v in &variants {
         for spec in [
             shape(63, 129, 17),
             shape(513, 65, 129),
             shape(260, 264, 100),
+            shape(260, 262, 100),
+            shape(257, 264, 101),
         ] {
             all.push(random_case(
                 format!("matmul {}{}", label(&spec), How::Variant(v).label()),
