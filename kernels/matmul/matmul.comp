@@ -156,12 +156,14 @@ void main() {
     float a_regs[THREAD_M];
     float b_regs[THREAD_N];
 
-    // The tile: the flat workgroup index over x and y. The plan launches one
-    // workgroup per tile (x*y <= 2^31, so the stride cannot wrap), so this
-    // loop runs once; uniform for the whole workgroup.
+    // The tile: the flat workgroup index over x and y. The plan launches at
+    // least one workgroup per tile (x*y >= tiles), so each takes one tile or
+    // none (the last row's spare ones); uniform for the whole workgroup.
+    // (An `if`, not CUDA's loop: through NVIDIA's Vulkan driver the loop
+    // form ran slower, mod.rs.)
     uint tiles = tiles_m * tiles_n;
-    for (uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; tile < tiles;
-         tile += gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (tile < tiles) {
         uint row0 = (tile / tiles_n) * TILE_M;
         uint col0 = (tile % tiles_n) * TILE_N;
         for (uint i = 0u; i < THREAD_M * THREAD_N; i++) {

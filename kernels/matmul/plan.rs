@@ -1254,6 +1254,39 @@ mod tests {
         ));
     }
 
+    /// The GLSL and WGSL kernels take one tile per workgroup (no loop), so
+    /// every grid the plan launches must cover every tile of C: a grid
+    /// short of a tile would leave part of C unwritten.
+    #[test]
+    fn every_grid_covers_every_tile() {
+        let mut limited = caps(None, 1);
+        limited.max_groups = [7, 5000, 64];
+        let mut checked = 0;
+        for c in [caps(None, 1), caps(None, 132), limited] {
+            for &v in &MatmulVariant::all() {
+                for (m, n, k) in [
+                    (1, 1, 1),
+                    (129, 1, 7),
+                    (1, 4097, 9),
+                    (1000, 1000, 64),
+                    (32 * 65_537, 1, 3),
+                ] {
+                    if let Ok(g) = geometry(&c, L, &spec(m, n, k), &v, u64::MAX) {
+                        let [x, y, _] = g.launch.groups;
+                        assert!(
+                            u64::from(x) * u64::from(y) >= g.tiles,
+                            "{v:?} on {m}x{n}x{k}: {x}x{y} groups for {} tiles",
+                            g.tiles
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        // Multi-row grids (the limited x axis) among them.
+        assert!(checked >= 40, "only {checked} geometries planned");
+    }
+
     #[test]
     fn grids_beyond_one_axis_use_two() {
         let c = caps(None, 1);
