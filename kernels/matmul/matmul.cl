@@ -75,7 +75,6 @@ inline uint micro_col(uint tx, uint j)
 #define STAGES 1u
 #endif
 
-#if ASYNC_COPY
 // The flat element index s = lid + l·GROUP_SIZE of mod.rs, split into the
 // tile coordinates. When GROUP_SIZE is a multiple of the tile's row length
 // (every tiling of the plan), the split is affine in l — the same mapping,
@@ -114,6 +113,7 @@ inline uint b_col(uint lid, uint l)
     return (lid + l * GROUP_SIZE) % TILE_N;
 #endif
 }
+#if ASYNC_COPY
 // Affine splits: an invocation's elements lie a fixed number of rows apart,
 // so one running index per matrix reaches all of them (see Loads).
 #define AFFINE_A (GROUP_SIZE % TILE_K == 0 && A_FULL)
@@ -332,14 +332,14 @@ inline void load_slice(float* next_a, float* next_b, __global const float* restr
         for (uint l = 0; l < LOADS_A; l++) {
             const uint s = lid + l * GROUP_SIZE;
             if (A_FULL || s < TILE_M * TILE_K) {
-                next_a[l] = a[(ulong)(row0 + s / TILE_K) * k + k0 + s % TILE_K];
+                next_a[l] = a[(ulong)(row0 + a_row(lid, l)) * k + k0 + a_col(lid, l)];
             }
         }
 #pragma unroll
         for (uint l = 0; l < LOADS_B; l++) {
             const uint s = lid + l * GROUP_SIZE;
             if (B_FULL || s < TILE_K * TILE_N) {
-                next_b[l] = b[(ulong)(k0 + s / TILE_N) * n + col0 + s % TILE_N];
+                next_b[l] = b[(ulong)(k0 + b_row(lid, l)) * n + col0 + b_col(lid, l)];
             }
         }
         return;
@@ -347,16 +347,16 @@ inline void load_slice(float* next_a, float* next_b, __global const float* restr
 #pragma unroll
     for (uint l = 0; l < LOADS_A; l++) {
         const uint s = lid + l * GROUP_SIZE;
-        const uint mm = s / TILE_K;
-        const uint kk = s % TILE_K;
+        const uint mm = a_row(lid, l);
+        const uint kk = a_col(lid, l);
         const bool inside = (A_FULL || s < TILE_M * TILE_K) && mm < m - row0 && kk < k - k0;
         next_a[l] = inside ? a[(ulong)(row0 + mm) * k + k0 + kk] : 0.0f;
     }
 #pragma unroll
     for (uint l = 0; l < LOADS_B; l++) {
         const uint s = lid + l * GROUP_SIZE;
-        const uint kk = s / TILE_N;
-        const uint nn = s % TILE_N;
+        const uint kk = b_row(lid, l);
+        const uint nn = b_col(lid, l);
         const bool inside = (B_FULL || s < TILE_K * TILE_N) && kk < k - k0 && nn < n - col0;
         next_b[l] = inside ? b[(ulong)(k0 + kk) * n + col0 + nn] : 0.0f;
     }
@@ -528,14 +528,14 @@ void matmul(__global const float* restrict a, __global const float* restrict b,
             for (uint l = 0; l < LOADS_A; l++) {
                 const uint s = lid + l * GROUP_SIZE;
                 if (A_FULL || s < TILE_M * TILE_K) {
-                    shared_a[(s % TILE_K) * STRIDE_A + s / TILE_K] = next_a[l];  // shared_a[kk][mm]
+                    shared_a[a_col(lid, l) * STRIDE_A + a_row(lid, l)] = next_a[l];  // shared_a[kk][mm]
                 }
             }
 #pragma unroll
             for (uint l = 0; l < LOADS_B; l++) {
                 const uint s = lid + l * GROUP_SIZE;
                 if (B_FULL || s < TILE_K * TILE_N) {
-                    shared_b[(s / TILE_N) * STRIDE_B + s % TILE_N] = next_b[l];  // shared_b[kk][nn]
+                    shared_b[b_row(lid, l) * STRIDE_B + b_col(lid, l)] = next_b[l];  // shared_b[kk][nn]
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
