@@ -10,6 +10,7 @@
 #   scripts/gpu-session.sh conv2d    # conv2d: benchmark (default variant), every variant, cuDNN
 #   scripts/gpu-session.sh conform-all       # several GPUs (nvidia-h200-x2): `conform --backend all`
 #   scripts/gpu-session.sh conform-one-gpu   # the same on the first GPU only (and the CPU devices)
+#   scripts/gpu-session.sh fuzz      # random shapes and values through `rosetta run` on each API, against numpy
 # Results go to $OUT (the folder that comes back) as one tarball,
 # session-MODE.tgz: fewer files than the device tool's limit on returned
 # files. The build that runs here: `cargo build --release --features
@@ -76,6 +77,18 @@ latency)
     timeout "${TT:-200}" "$B" tune "${GPU_APIS[@]}" \
         --op reduce --size large > "$OUT/tune-reduce.txt" 2>&1; echo "tune exit $?"
     grep -v -e ERROR -e WARN "$OUT/bench-reduce.txt" "$OUT/tune-reduce.txt"
+    ;;
+fuzz)
+    # tests/numpy/fuzz.py at full size (not CI's --small), four seeds at
+    # once, each case through all four APIs (the same cases on each).
+    export ROSETTA_CACHE_DIR=/tmp/rc-fuzz
+    SEED=${FUZZ_SEED:-$(date +%Y%m%d)}
+    for i in 0 1 2 3; do
+        python3 tests/numpy/fuzz.py "$B" cuda,vulkan,opencl:1,wgpu:0 --cases 100000 \
+            --seed $((SEED + i)) --seconds "${TF:-300}" > "$OUT/fuzz-$i.txt" 2>&1 &
+    done
+    wait
+    grep -h -e "^FAIL" -e "reproduce" -e "^fuzz:" "$OUT"/fuzz-*.txt
     ;;
 robustness)
     # What wgpu's mandatory robust buffer access costs: the Vulkan backend
@@ -169,5 +182,5 @@ PY
     grep -E "^[a-z]+:[0-9]+: |wall time|conformance:|^exit" "$OUT/$1.txt"
     ;;
 *)
-    echo "usage: $0 conform|bench|tune|latency|robustness|profile|conv2d|conform-all|conform-one-gpu" >&2; exit 2 ;;
+    echo "usage: $0 conform|bench|tune|latency|fuzz|robustness|profile|conv2d|conform-all|conform-one-gpu" >&2; exit 2 ;;
 esac

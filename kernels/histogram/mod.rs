@@ -255,7 +255,7 @@ impl Op for Histogram {
                 CliOption {
                     name: "range",
                     value_name: "LO,HI",
-                    help: "float32 values: the range the bins cover (required there; refused for integer values)",
+                    help: "float32 values: the range the bins cover (required there; refused for integer values); edges as numpy.histogram's for a range of Python floats (computed in float64, rounded to float32)",
                     default: None,
                     choices: &[],
                     kind: crate::op::OptionKind::Range,
