@@ -30,8 +30,12 @@ const MAX_GRID_GROUPS: u64 = 1 << 31;
 /// 2^31 in every language.
 const MAX_SCRATCH_ELEMENTS: u64 = 1 << 31;
 
-/// Least k per chunk the heuristic splits into, in slices of `TILE_K`.
-const MIN_SPLIT_SLICES: u64 = 32;
+/// Least k per chunk the heuristic splits into (elements of k, whatever
+/// the slice depth: 32 slices of 8, 16 of 16). Counted in slices, 16-deep
+/// slices got half the chunks: CUDA's 1024³ ran split two ways in 68.5 µs
+/// against 62.9 split four ways (H200, `rosetta tune` over forced splits,
+/// `docs/results/h200-2026-11-26b/tune-splits.txt`).
+const MIN_SPLIT_K: u64 = 256;
 
 /// Largest scratch the heuristic allocates for split-K (bytes); a forced or
 /// budget-required split may use more.
@@ -484,9 +488,8 @@ pub fn heuristic_variant(
     let elements_c = (spec.m as u64).saturating_mul(spec.n as u64);
     let workgroups = |t: &Tiling| {
         let tiles = tiles(spec, t);
-        let slices = (spec.k as u64).div_ceil(u64::from(t.tile_k));
         let chunks = if split {
-            heuristic_chunks(caps, tiles, slices, elements_c)
+            heuristic_chunks(caps, tiles, spec.k as u64, elements_c)
         } else {
             1
         };
@@ -610,7 +613,7 @@ pub fn geometry(
     let needed = slices.div_ceil(max_slices);
     let wanted = match variant.split_k {
         Some(chunks) => u64::from(chunks),
-        None => heuristic_chunks(caps, tiles, slices, elements_c),
+        None => heuristic_chunks(caps, tiles, spec.k as u64, elements_c),
     };
     let asked = needed.max(wanted).clamp(1, slices);
     let chunk_slices = slices.div_ceil(asked);
@@ -691,9 +694,9 @@ pub fn geometry(
 
 /// Chunks of k worth splitting into on a device with no loop cap: when C has
 /// fewer tiles than the device has compute units, enough chunks for two
-/// workgroups per unit, each at least [`MIN_SPLIT_SLICES`] deep, with the
+/// workgroups per unit, each at least [`MIN_SPLIT_K`] deep, with the
 /// partial sums under [`HEURISTIC_SCRATCH_BYTES`].
-fn heuristic_chunks(caps: &Capabilities, tiles: u64, slices: u64, elements_c: u64) -> u64 {
+fn heuristic_chunks(caps: &Capabilities, tiles: u64, k: u64, elements_c: u64) -> u64 {
     let units = if caps.compute_units > 0 {
         u64::from(caps.compute_units)
     } else {
@@ -705,7 +708,7 @@ fn heuristic_chunks(caps: &Capabilities, tiles: u64, slices: u64, elements_c: u6
     let by_scratch = HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1);
     (2 * units)
         .div_ceil(tiles)
-        .min(slices / MIN_SPLIT_SLICES)
+        .min(k / MIN_SPLIT_K)
         .min(by_scratch)
         .max(1)
 }
@@ -1333,15 +1336,26 @@ mod tests {
                 .tiling,
             TILINGS[1]
         );
-        // 1024²: 64 large tiles, 8 deep (16 would leave too few slices to
-        // split), split four ways over k (256 workgroups).
+        // 1024²: 64 large tiles, split four ways over k (256 workgroups):
+        // 8 deep here, 16 deep in CUDA (asynchronous copies), where chunks
+        // of 16 slices are as deep as 32 of 8.
         assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[1]);
         let v = heuristic_variant(&c, L, &spec(1024, 1024, 1024), true).unwrap();
         let g = geometry(&c, L, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
         assert_eq!(g.launch.groups[2], 4);
+        let cuda = heuristic_variant(&roomy, Language::Cuda, &spec(1024, 1024, 1024), true);
+        assert_eq!(cuda.unwrap().tiling, TILINGS[0]);
+        let g = geometry(
+            &roomy,
+            Language::Cuda,
+            &spec(1024, 1024, 1024),
+            &cuda.unwrap(),
+            u64::MAX,
+        );
+        assert_eq!(g.unwrap().launch.groups[2], 4);
         // Without the split (the CPU backend), or with k too short to split
-        // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_SLICES
-        // slices of 8), smaller tiles fill the device by themselves.
+        // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_K), smaller
+        // tiles fill the device by themselves.
         assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[2]);
         assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[2]);
         assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[1]);
