@@ -169,7 +169,11 @@ impl Conv2dVariant {
     ///   against 188.4 / 295.3 / 191.8 / 298.7 for the best halo-tile
     ///   variant; 2048² f32 on this project's 2-core machine, global128x64
     ///   96 ms on lavapipe against window32x128's 288, 15.3 ms on PoCL
-    ///   against tile32x32's 36.0);
+    ///   against tile32x32's 36.0) — except through wgpu, whose
+    ///   `global128x64` lavapipe runs 12× slower than `global128x32`
+    ///   (1024² f32 on the 2-core machine: 114.9 against 9.9 ms, where the
+    ///   GLSL version of `global128x64` runs in about a tenth; the cause in
+    ///   llvmpipe was not inspected);
     /// - then the register windows over halo tiles, `window32x128` first
     ///   through CUDA (ptxas keeps its 16 rows per invocation in 32
     ///   registers, where NVIDIA's SPIR-V compiler gives them 114), else
@@ -185,7 +189,7 @@ impl Conv2dVariant {
         use rosetta_core::Api;
         let cpu_type = device.caps.device_type.is_cpu();
         let mut globals = vec![Conv2dVariant::Global128x32, Conv2dVariant::Global128x64];
-        if cpu_type {
+        if cpu_type && device.api != Api::Wgpu {
             globals.reverse();
         }
         let (mut windows, tiles): (Vec<_>, Vec<_>) = Self::ALL
@@ -940,7 +944,7 @@ mod tests {
                 } else {
                     Conv2dVariant::Window32x64
                 };
-                let global_first = if device_type == DeviceType::Cpu {
+                let global_first = if device_type == DeviceType::Cpu && api != Api::Wgpu {
                     Conv2dVariant::Global128x64
                 } else {
                     Conv2dVariant::Global128x32
