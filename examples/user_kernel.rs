@@ -175,7 +175,10 @@ fn main() -> Result<(), rosetta::Error> {
     // (the launch gives 64·4 bytes), and has no loop without a bound.
     let report = unsafe { test.run(&devices) }?;
     print!("{}", report.render());
-    assert!(report.passed(), "block_sum differs on some device");
+    assert!(
+        report.passed(),
+        "block_sum: a device differs from the reference, or no selected device could run it"
+    );
 
     let x: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5).collect();
     let test = KernelTest {
@@ -189,6 +192,9 @@ fn main() -> Result<(), rosetta::Error> {
     // SAFETY: scale touches x[i] for i < n = 1000 only, the buffer's length.
     let report = unsafe { test.run(&devices) }?;
     print!("{}", report.render());
-    assert!(report.passed(), "scale differs on some device");
+    assert!(
+        report.passed(),
+        "scale: a device differs from the reference, or no selected device could run it"
+    );
     Ok(())
 }
