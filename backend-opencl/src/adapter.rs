@@ -15,7 +15,7 @@ use crate::physical::physical;
 use crate::ptx::Ptx;
 use crate::status::API;
 use crate::sys::{self, DeviceId, PlatformId};
-use crate::target::Target;
+use crate::target::{Subgroups, Target};
 use rosetta_core::{
     checked, llvmpipe_loop_limit, Backend, Capabilities, DeviceInfo, DeviceType, Error, Result,
 };
@@ -147,17 +147,18 @@ fn describe(
     // cl_intel_subgroups (any OpenCL C from 1.2), cl_khr_subgroups (OpenCL C
     // 2.0 and later) or the OpenCL C 3.0 feature.
     let base_std = (c_version >= (1, 2)).then_some("CL1.2");
-    let (subgroup_ops, cl_std) = if has("cl_intel_subgroups") && base_std.is_some() {
-        (true, base_std)
+    let (subgroups, cl_std) = if has("cl_intel_subgroups") && base_std.is_some() {
+        (Some(Subgroups::Intel), base_std)
     } else if c3_subgroups {
-        (true, Some("CL3.0"))
+        (Some(Subgroups::Feature), Some("CL3.0"))
     } else if has("cl_khr_subgroups") && c_version >= (2, 0) {
-        (true, Some("CL2.0"))
+        (Some(Subgroups::Khr), Some("CL2.0"))
     } else if has("cl_khr_subgroups") && c3 {
-        (true, Some("CL3.0"))
+        (Some(Subgroups::Khr), Some("CL3.0"))
     } else {
-        (false, base_std)
+        (None, base_std)
     };
+    let subgroup_ops = subgroups.is_some();
     let subgroup_sizes = if has("cl_intel_subgroups") || has("cl_intel_required_subgroup_size") {
         q.sizes(info::CL_DEVICE_SUB_GROUP_SIZES_INTEL)
             .filter(|s| !s.is_empty())
@@ -266,6 +267,7 @@ fn describe(
     let driver_version = format!("{driver_version} ({platform_version})");
     let target = Target {
         cl_std,
+        subgroups,
         version_1_2: version >= (1, 2),
         profiling,
         local_bytes: u64::from(max_shared_bytes),

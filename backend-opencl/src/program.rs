@@ -135,10 +135,17 @@ impl Builder {
 }
 
 /// The build options: the spec's defines, the device's PTX defines
-/// (`ptx.rs`), `-cl-std=`, then `extra`.
+/// (`ptx.rs`), its subgroup extension's define (`target.rs`), `-cl-std=`,
+/// then `extra`.
 fn options(spec: &KernelSpec, target: &Target, extra: &[String]) -> String {
     let mut options = spec.defines();
     options.extend(target.ptx.defines());
+    options.extend(
+        target
+            .subgroups
+            .and_then(|s| s.define())
+            .map(str::to_string),
+    );
     if let Some(std) = target.cl_std {
         options.push(format!("-cl-std={std}"));
     }
@@ -264,6 +271,7 @@ mod tests {
     fn target(identity: &str) -> Target {
         Target {
             cl_std: Some("CL1.2"),
+            subgroups: None,
             version_1_2: true,
             profiling: true,
             local_bytes: 65536,
@@ -318,5 +326,23 @@ mod tests {
             "-DGROUP_SIZE=64u -DA=1u -DROSETTA_PTX_FENCE=1 -cl-std=CL1.2"
         );
         assert_ne!(base, key(&nv, &s, &with_fence));
+        // The subgroup extension's define, where it needs a pragma.
+        use crate::target::Subgroups;
+        let with = |subgroups| {
+            let t = Target {
+                subgroups: Some(subgroups),
+                ..t.clone()
+            };
+            options(&s, &t, &[])
+        };
+        assert_eq!(
+            with(Subgroups::Intel),
+            "-DGROUP_SIZE=64u -DA=1u -DROSETTA_SUBGROUPS_INTEL=1 -cl-std=CL1.2"
+        );
+        assert_eq!(
+            with(Subgroups::Khr),
+            "-DGROUP_SIZE=64u -DA=1u -DROSETTA_SUBGROUPS_KHR=1 -cl-std=CL1.2"
+        );
+        assert_eq!(with(Subgroups::Feature), o);
     }
 }

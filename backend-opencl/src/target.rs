@@ -11,6 +11,8 @@ use crate::ptx::Ptx;
 pub(crate) struct Target {
     /// `-cl-std=` for program builds (`None` for pre-1.2 compilers).
     pub(crate) cl_std: Option<&'static str>,
+    /// Where the subgroup built-ins come from (`None`: the device has none).
+    pub(crate) subgroups: Option<Subgroups>,
     /// OpenCL 1.2 calls exist: `clEnqueueFillBuffer`,
     /// `clEnqueueMarkerWithWaitList`.
     pub(crate) version_1_2: bool,
@@ -28,4 +30,32 @@ pub(crate) struct Target {
     /// The inline PTX features the probe found (none until it ran); their
     /// defines go into every build.
     pub(crate) ptx: Ptx,
+}
+
+/// Where a device's subgroup built-ins (`sub_group_reduce_add`, ...) come
+/// from, as `adapter.rs` decided. Builds define `ROSETTA_SUBGROUPS_INTEL`
+/// or `ROSETTA_SUBGROUPS_KHR` so that a kernel enables that extension's
+/// pragma and no other: a compiler that knows an extension the device does
+/// not list warns on stderr when a kernel enables it (PoCL 5 about
+/// `cl_khr_subgroups`, where it takes `cl_intel_subgroups`), output
+/// rosetta cannot catch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subgroups {
+    /// `cl_intel_subgroups` (OpenCL C 1.2 and later).
+    Intel,
+    /// `cl_khr_subgroups` (OpenCL C 2.0, or 3.0 without the feature).
+    Khr,
+    /// OpenCL C 3.0's `__opencl_c_subgroups` feature: no pragma.
+    Feature,
+}
+
+impl Subgroups {
+    /// The build option that tells kernels which pragma to enable.
+    pub(crate) fn define(self) -> Option<&'static str> {
+        match self {
+            Subgroups::Intel => Some("-DROSETTA_SUBGROUPS_INTEL=1"),
+            Subgroups::Khr => Some("-DROSETTA_SUBGROUPS_KHR=1"),
+            Subgroups::Feature => None,
+        }
+    }
 }

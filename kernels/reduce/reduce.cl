@@ -31,11 +31,15 @@
 #error "LAST_GROUP = 1 needs a device-scope fence: not in OpenCL C 1.2 (NVIDIA's inline PTX has one)"
 #endif
 
+// The backend says which extension the device's subgroup built-ins come
+// from (ROSETTA_SUBGROUPS_INTEL / _KHR; neither where OpenCL C 3.0's
+// feature needs no pragma): enabling one the device does not list makes
+// some compilers warn on stderr (PoCL 5, about cl_khr_subgroups).
 #if SUBGROUPS
-#if defined(cl_khr_subgroups)
-#pragma OPENCL EXTENSION cl_khr_subgroups : enable
-#elif defined(cl_intel_subgroups)
+#if defined(ROSETTA_SUBGROUPS_INTEL)
 #pragma OPENCL EXTENSION cl_intel_subgroups : enable
+#elif defined(ROSETTA_SUBGROUPS_KHR)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #elif !defined(__opencl_c_subgroups)
 #error "SUBGROUPS = 1 needs cl_khr_subgroups, cl_intel_subgroups or __opencl_c_subgroups"
 #endif
