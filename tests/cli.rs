@@ -1025,3 +1025,36 @@ fn logs_to_a_pipe_are_plain_text() {
     assert!(err.contains("DEBUG"), "debug logs expected: {err}");
     assert!(!err.contains('\u{1b}'), "escape codes in: {err}");
 }
+
+/// A successful run prints nothing on stderr with the default log filter,
+/// on every API the environment requires (`ROSETTA_REQUIRE`, as `make
+/// test` sets it; the CPU backend otherwise): discovery probes adapters a
+/// run does not use (NVIDIA's GL adapter through wgpu printed two wgpu
+/// ERROR lines and a warning on every run), and a compiler may write to
+/// the process's stderr (PoCL 5 warned about a subgroup pragma).
+#[test]
+fn successful_runs_print_nothing_on_stderr() {
+    let dir = scratch("quiet");
+    let x = dir.join("x.npy");
+    save_f32(
+        &x,
+        &[1000],
+        &(0..1000).map(|i| i as f32).collect::<Vec<_>>(),
+    );
+    let required = std::env::var("ROSETTA_REQUIRE").unwrap_or_else(|_| "cpu".into());
+    for sel in required.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for op in [&["reduce"][..], &["reduce", "--reduce", "max"], &["scan"]] {
+            let out_path = dir.join("out.npy");
+            let out = Command::new(env!("CARGO_BIN_EXE_rosetta"))
+                .arg("run")
+                .args(op)
+                .args(["--backend", sel, path(&x), "-o", path(&out_path)])
+                .env_remove("ROSETTA_REQUIRE")
+                .env_remove("RUST_LOG")
+                .output()
+                .expect("rosetta runs");
+            assert!(out.status.success(), "{sel} {op:?}: {}", stderr(&out));
+            assert_eq!(stderr(&out), "", "{sel} {op:?}: stderr not empty");
+        }
+    }
+}

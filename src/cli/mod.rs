@@ -237,9 +237,16 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
     }
 }
 
+/// Warnings and errors unless `RUST_LOG` says otherwise; by default without
+/// wgpu's own error lines (`wgpu::backend::wgpu_core`): it logs a shader
+/// translation failure, which the wgpu backend also returns as an error
+/// (NVIDIA's GL adapter, probed and skipped at every discovery, printed two
+/// ERROR lines on every successful run).
+const DEFAULT_LOG_FILTER: &str = "warn,wgpu::backend::wgpu_core=off";
+
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     // Colours only on a terminal: logs piped to a file or a CI log stay
     // plain text.
     tracing_subscriber::fmt()
@@ -247,4 +254,46 @@ fn init_logging() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DEFAULT_LOG_FILTER;
+    use std::sync::{Arc, Mutex};
+
+    /// A writer into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_default_filter_keeps_warnings_and_drops_wgpu_core_errors() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER))
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::error!(target: "wgpu::backend::wgpu_core", "shader translation error");
+            tracing::warn!(target: "wgpu_hal::vulkan", "a wgpu-hal warning");
+            tracing::warn!(target: "rosetta_backend_wgpu::adapter", "a rosetta warning");
+            tracing::info!(target: "rosetta_backend_wgpu::adapter", "an info line");
+        });
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(!text.contains("shader translation error"), "{text}");
+        assert!(!text.contains("an info line"), "{text}");
+        assert!(text.contains("a wgpu-hal warning"), "{text}");
+        assert!(text.contains("a rosetta warning"), "{text}");
+    }
 }
