@@ -8,8 +8,12 @@
 FEATURES ?= wgpu,vulkan,opencl,cuda
 ROSETTA_REQUIRE ?= cpu,wgpu,vulkan,opencl
 export ROSETTA_REQUIRE
-# Mesa's EGL complains on stderr when wgpu probes GL without this.
-export XDG_RUNTIME_DIR ?= /tmp/rosetta-runtime-$(shell id -u)
+# Mesa's EGL complains on stderr when wgpu probes GL without this (set
+# here also when the environment has it empty).
+ifeq ($(strip $(XDG_RUNTIME_DIR)),)
+XDG_RUNTIME_DIR := /tmp/rosetta-runtime-$(shell id -u)
+endif
+export XDG_RUNTIME_DIR
 
 # The fuzz cases' seed (`make test FUZZ_SEED=...` for other random cases).
 FUZZ_SEED ?= 20261123
