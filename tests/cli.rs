@@ -5,10 +5,12 @@ use rosetta::npy::{Array, ArrayData};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary with `args`, under the default log filter (no `RUST_LOG`).
 fn rosetta(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rosetta"))
         .args(args)
         .env_remove("ROSETTA_REQUIRE")
+        .env_remove("RUST_LOG")
         .output()
         .expect("rosetta runs")
 }
@@ -1045,14 +1047,10 @@ fn successful_runs_print_nothing_on_stderr() {
     for sel in required.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         for op in [&["reduce"][..], &["reduce", "--reduce", "max"], &["scan"]] {
             let out_path = dir.join("out.npy");
-            let out = Command::new(env!("CARGO_BIN_EXE_rosetta"))
-                .arg("run")
-                .args(op)
-                .args(["--backend", sel, path(&x), "-o", path(&out_path)])
-                .env_remove("ROSETTA_REQUIRE")
-                .env_remove("RUST_LOG")
-                .output()
-                .expect("rosetta runs");
+            let mut args = vec!["run"];
+            args.extend(op);
+            args.extend(["--backend", sel, path(&x), "-o", path(&out_path)]);
+            let out = rosetta(&args);
             assert!(out.status.success(), "{sel} {op:?}: {}", stderr(&out));
             assert_eq!(stderr(&out), "", "{sel} {op:?}: stderr not empty");
         }

@@ -74,15 +74,15 @@ pub(crate) fn open_all(disk: &DiskCache) -> Result<Vec<(DeviceInfo, WgpuDriver)>
         }
         match open(&adapter, devices.len(), disk) {
             Ok(device) => devices.push(device),
-            // An adapter that cannot run compute (NVIDIA's GL adapter,
-            // `probe_compute`) is expected, as the one without compute
-            // shaders above is: info, not a warning on every run.
-            Err(e @ Error::Unsupported { .. }) => {
-                tracing::info!("wgpu: skipping {label}: {}", e.chain());
-                skipped.push(format!("{label}: {}", e.chain()));
-            }
             Err(e) => {
-                tracing::warn!("wgpu: skipping {label}: {}", e.chain());
+                // An adapter that cannot run compute (NVIDIA's GL adapter,
+                // `probe_compute`) is expected, as the one without compute
+                // shaders above is: info, not a warning on every run.
+                if matches!(e, Error::Unsupported { .. }) {
+                    tracing::info!("wgpu: skipping {label}: {}", e.chain());
+                } else {
+                    tracing::warn!("wgpu: skipping {label}: {}", e.chain());
+                }
                 skipped.push(format!("{label}: {}", e.chain()));
             }
         }
