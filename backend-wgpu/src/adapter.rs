@@ -7,6 +7,7 @@ use crate::compile::Compiler;
 use crate::driver::WgpuDriver;
 use crate::errors::scoped;
 use crate::gpu::Gpu;
+use crate::lifecycle::Lifecycle;
 use crate::pipeline_cache::PersistentCache;
 use rosetta_core::disk_cache::DiskCache;
 use rosetta_core::{
@@ -45,6 +46,8 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
 
 /// Open every usable adapter's device, its pipelines cached in `disk`.
 pub(crate) fn open_all(disk: &DiskCache) -> Result<Vec<(DeviceInfo, WgpuDriver)>> {
+    // Instances are created and torn down one at a time (`lifecycle.rs`).
+    let _lifecycle = Lifecycle::enter();
     // Every native backend, unless WGPU_BACKEND narrows the set (wgpu's own
     // variable, e.g. `WGPU_BACKEND=vulkan`).
     let backends = native_backends().with_env();
@@ -176,11 +179,13 @@ fn open(
     let persistent = PersistentCache::open(&gpu, &info, disk.clone());
     let driver = WgpuDriver::new(gpu, Compiler::new(persistent))?;
     let driver_text = driver_text(&info);
+    let facts = crate::vulkan_facts::vulkan_facts(adapter);
     let device_info = DeviceInfo {
         api: Api::Wgpu,
         index,
         caps: Capabilities {
-            compute_units: crate::compute_units::compute_units(adapter).unwrap_or(0),
+            compute_units: facts.compute_units.unwrap_or(0),
+            memory_bytes: facts.memory_bytes.unwrap_or(0),
             ..capabilities(&info, &driver, &name, &driver_text)
         },
         name,
@@ -310,7 +315,7 @@ fn capabilities(
         timestamps: driver.has_timer(),
         max_buffer_bytes: max_buffer,
         // wgpu reports neither the memory size nor the compute-unit count
-        // (`open` reads the latter from a Vulkan adapter's driver).
+        // (`open` reads both from a Vulkan adapter's driver).
         memory_bytes: 0,
         compute_units: 0,
         loop_limit: llvmpipe_loop_limit(name, driver_text),

@@ -4,6 +4,7 @@
 use crate::bindings::BindGroups;
 use crate::compile::{Compiler, WgpuKernel};
 use crate::gpu::Gpu;
+use crate::lifecycle::Lifecycle;
 use crate::memory::{alloc, WgpuBuffer};
 use crate::pipeline_cache::PersistentCache;
 use crate::queue::Recorder;
@@ -19,17 +20,27 @@ pub(crate) struct WgpuDriver {
     bind_groups: BindGroups,
     /// `None` where the device cannot write timestamps between commands.
     timer: Option<Timer>,
+    /// Taken by `drop` and released after every other field has dropped
+    /// (declared last: fields drop in order), so that the device's
+    /// teardown holds the lifecycle (`lifecycle.rs`).
+    teardown: Option<Lifecycle>,
 }
 
 impl WgpuDriver {
     /// The driver of an opened device, building pipelines through `compiler`.
     pub(crate) fn new(gpu: Gpu, compiler: Compiler) -> Result<Self> {
+        let mut recorder = Recorder::new(&gpu)?;
+        let timer = Timer::new(&gpu)?;
+        if let Some(timer) = &timer {
+            recorder.attach_timestamps(timer.query_set().clone());
+        }
         Ok(WgpuDriver {
-            recorder: Recorder::new(&gpu)?,
-            timer: Timer::new(&gpu)?,
+            recorder,
+            timer,
             gpu,
             compiler,
             bind_groups: BindGroups::default(),
+            teardown: None,
         })
     }
 
@@ -121,6 +132,12 @@ impl Driver for WgpuDriver {
         params: &[u32],
     ) -> Result<()> {
         self.gpu.health.check()?;
+        // A pass this launch opens may end with the next mark's timestamp.
+        if let Some(timer) = &mut self.timer {
+            if !self.recorder.pass_open() {
+                self.recorder.offer_pass_end(timer.reserve_pass_end());
+            }
+        }
         // SAFETY: our caller's contract (`Driver::launch`) is exactly
         // `record`'s: the kernel stays inside the buffers and terminates,
         // and buffers and params match its interface.
@@ -174,10 +191,13 @@ impl Drop for WgpuDriver {
     fn drop(&mut self) {
         // Let submitted work finish before wgpu tears the device down, and
         // keep what was compiled.
+        self.teardown = Some(Lifecycle::enter());
+        tracing::debug!("wgpu: closing a device");
         if let Err(e) = self.recorder.finish(&self.gpu) {
             tracing::debug!("wgpu: draining the queue on close: {}", e.chain());
         }
         self.bind_groups.clear();
         self.compiler.save();
+        tracing::debug!("wgpu: device drained and its pipelines saved");
     }
 }

@@ -6,9 +6,10 @@
 //! Modules, each using only those listed before it:
 //! - `errors.rs`: error scopes, uncaptured errors and device loss, mapped to
 //!   [`rosetta_core::Error`];
-//! - `compute_units.rs`: the compute-unit count of a Vulkan adapter, read
-//!   from the driver underneath (wgpu does not report it), the crate's only
-//!   wgpu-hal access;
+//! - `vulkan_facts.rs`: the compute-unit count and device-local memory of
+//!   a Vulkan adapter, read from the driver underneath (wgpu reports
+//!   neither), the crate's only wgpu-hal access;
+//! - `lifecycle.rs`: one wgpu instance created or torn down at a time;
 //! - `gpu.rs`: the device and queue, waiting and mapping, and the crate's
 //!   only `unsafe` wgpu calls besides that one;
 //! - `prelude.rs`: the subgroup helpers appended to kernels that have a
@@ -53,11 +54,11 @@
 mod adapter;
 mod bindings;
 mod compile;
-mod compute_units;
 mod driver;
 mod errors;
 mod gpu;
 mod launch;
+mod lifecycle;
 mod memory;
 mod pipeline_cache;
 mod prelude;
@@ -65,5 +66,6 @@ mod queue;
 #[cfg(test)]
 mod tests;
 mod timing;
+mod vulkan_facts;
 
 pub use adapter::discover;

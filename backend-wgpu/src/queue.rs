@@ -11,7 +11,13 @@
 //! - `queue.write_buffer` runs before the command buffers of the *next*
 //!   submission, so a `write` first submits the work recorded before it.
 //! - Launch params live in one uniform arena per device, a slot per launch
-//!   (bound with a dynamic offset). The slots of a batch are uploaded with
+//!   (bound with a dynamic offset). (Immediate data — push constants — was
+//!   measured instead and lost: through Vulkan on an H200 the two-launch
+//!   sum of 2^20 f32 took 10.2 µs with its params as immediates against
+//!   9.1 µs from the arena, 2^16 9.7 against 7.6.)
+//! - Timestamps (`timing.rs`) are placed by [`Recorder::timestamp`]: as a
+//!   compute pass's own beginning and end timestamps where a mark sits
+//!   right before or after a pass, else written into the encoder. The slots of a batch are uploaded with
 //!   one `write_buffer` just before the batch's submission, so after the
 //!   previous batch, which makes reusing the arena across batches safe. A
 //!   full arena submits the batch.
@@ -42,6 +48,16 @@ pub(crate) struct Recorder {
     /// `docs/results/h200-2026-11-23g/` and `h200-2026-11-24/`). (Declared
     /// first: it drops before its encoder.)
     pass: Option<wgpu::ComputePass<'static>>,
+    /// The timestamp slot the open pass writes as it ends, where the timer
+    /// reserved one when it opened.
+    pass_end: Option<u32>,
+    /// The slot the next pass opened may end with.
+    pass_end_offer: Option<u32>,
+    /// A timestamp marked but not yet written: it becomes the next pass's
+    /// beginning, or is written before any other command.
+    pending_timestamp: Option<u32>,
+    /// The timer's query set, where the device has one (`timing.rs`).
+    timestamps: Option<wgpu::QuerySet>,
     encoder: Option<wgpu::CommandEncoder>,
     /// Dispatches in the pending encoder (for logs).
     launches: u32,
@@ -68,6 +84,10 @@ impl Recorder {
         Ok(Recorder {
             encoder: None,
             pass: None,
+            pass_end: None,
+            pass_end_offer: None,
+            pending_timestamp: None,
+            timestamps: None,
             launches: 0,
             arena,
             slot_stride: alignment,
@@ -81,17 +101,73 @@ impl Recorder {
         &self.arena
     }
 
+    /// Write timestamps into `set` (the timer's query set) from now on.
+    pub(crate) fn attach_timestamps(&mut self, set: wgpu::QuerySet) {
+        self.timestamps = Some(set);
+    }
+
     /// The pending encoder, created on first use, with no compute pass open
     /// (an open one ends here: the encoder takes no other command while a
-    /// pass is open).
+    /// pass is open) and the pending timestamp written.
     pub(crate) fn encoder(&mut self, gpu: &Gpu) -> &mut wgpu::CommandEncoder {
-        self.pass = None;
-        self.encoder.get_or_insert_with(|| {
+        self.end_pass();
+        let encoder = self.encoder.get_or_insert_with(|| {
             gpu.device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("rosetta batch"),
                 })
-        })
+        });
+        if let (Some(slot), Some(set)) = (self.pending_timestamp.take(), &self.timestamps) {
+            // wgpu resets the query just before writing it here, so this
+            // is the placement for a timestamp that begins an interval.
+            encoder.write_timestamp(set, slot);
+        }
+        encoder
+    }
+
+    /// End the open compute pass, if any (it writes its end timestamp).
+    fn end_pass(&mut self) {
+        self.pass = None;
+        self.pass_end = None;
+    }
+
+    /// Whether launches would go into an already open compute pass.
+    pub(crate) fn pass_open(&self) -> bool {
+        self.pass.is_some()
+    }
+
+    /// The timestamp slot the next compute pass opened may end with (the
+    /// next mark's, reserved by the timer), or none.
+    pub(crate) fn offer_pass_end(&mut self, slot: Option<u32>) {
+        self.pass_end_offer = slot;
+    }
+
+    /// A timestamp at this point of the queue into `slot` of the timer's
+    /// query set: the open pass's own end timestamp where that pass was
+    /// opened with `slot` reserved, else deferred ([`Recorder::encoder`]
+    /// or the next pass's beginning writes it).
+    ///
+    /// Why not `CommandEncoder::write_timestamp` at once: wgpu resets the
+    /// query just before writing it there, and a reset after the work of
+    /// an interval is timed with it. A pass's timestamps are reset before
+    /// the pass begins. On an H200 through Vulkan (`rosetta bench --op
+    /// reduce`) the two-launch sum of 2^20 f32 took 12.0 µs with both marks
+    /// written by the encoder and 9.1 µs with the marks as the pass's own
+    /// timestamps; 2^16 11.3 against 7.6 µs
+    /// (`docs/results/h200-2026-11-26c/`).
+    pub(crate) fn timestamp(&mut self, gpu: &Gpu, slot: u32) {
+        // An offer not taken was this very slot: no pass may write it now.
+        self.pass_end_offer = None;
+        if self.pass.is_some() && self.pass_end == Some(slot) {
+            self.end_pass();
+            return;
+        }
+        if self.pending_timestamp.is_some() {
+            // Two marks in a row: the first is written now.
+            self.encoder(gpu);
+        }
+        self.end_pass();
+        self.pending_timestamp = Some(slot);
     }
 
     /// Stage one launch's params in a slot of `binding_bytes`; returns the
@@ -129,6 +205,10 @@ impl Recorder {
     /// bounding (see `Gpu::trusted_module`): the caller guarantees that this
     /// dispatch, with the params staged at `params_offset` and these
     /// groups, terminates (the contract of `Driver::launch`).
+    ///
+    /// A pass opened here begins with the pending timestamp, and ends with
+    /// a timestamp into the slot offered ([`Recorder::offer_pass_end`]),
+    /// which a mark right after the pass claims ([`Recorder::timestamp`]).
     pub(crate) unsafe fn dispatch(
         &mut self,
         gpu: &Gpu,
@@ -139,14 +219,34 @@ impl Recorder {
         groups: [u32; 3],
     ) {
         if self.pass.is_none() {
-            let pass = self
-                .encoder(gpu)
+            let pass_end = self.pass_end_offer.take();
+            // wgpu resets every query from the pass's first timestamp slot
+            // to its last before the pass: only neighbours share a pass.
+            let begin = self.pending_timestamp;
+            if begin.is_some_and(|b| pass_end.is_some_and(|e| e != b.wrapping_add(1))) {
+                self.encoder(gpu);
+            }
+            let set = self.timestamps.clone();
+            let begin = self.pending_timestamp.take();
+            let pass_end = pass_end.filter(|_| set.is_some());
+            let encoder = self.encoder(gpu);
+            let timestamp_writes = set.as_ref().and_then(|query_set| {
+                (begin.is_some() || pass_end.is_some()).then_some(
+                    wgpu::ComputePassTimestampWrites {
+                        query_set,
+                        beginning_of_pass_write_index: begin,
+                        end_of_pass_write_index: pass_end,
+                    },
+                )
+            });
+            let pass = encoder
                 .begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("rosetta launches"),
-                    timestamp_writes: None,
+                    timestamp_writes,
                 })
                 .forget_lifetime();
             self.pass = Some(pass);
+            self.pass_end = pass_end;
         }
         let Some(pass) = self.pass.as_mut() else {
             return;
@@ -161,7 +261,10 @@ impl Recorder {
 
     /// Submit the pending batch (its params upload first).
     pub(crate) fn submit(&mut self, gpu: &Gpu) -> Result<()> {
-        self.pass = None;
+        if self.pending_timestamp.is_some() {
+            self.encoder(gpu);
+        }
+        self.end_pass();
         let Some(encoder) = self.encoder.take() else {
             return Ok(());
         };

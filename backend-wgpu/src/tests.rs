@@ -192,3 +192,139 @@ fn the_pipeline_cache_survives_damage() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The probe once over 64 words (compiled by the caller), without freeing.
+fn launch_probe(
+    driver: &mut WgpuDriver,
+    kernel: &crate::compile::WgpuKernel,
+    buffers: [&WgpuBuffer; 3],
+    add: u32,
+) {
+    // SAFETY: as in `run_probe` (64 words in, 64 out, a 16-byte counter).
+    unsafe {
+        driver
+            .launch(kernel, &Launch::linear(1, 64, 256), &buffers, &[64, add])
+            .unwrap();
+    }
+}
+
+/// Marks land where they are taken whichever way the recorder writes them
+/// (a pass's end, the next pass's beginning, or the encoder): nested
+/// intervals add up, every interval resolves, and the work between marks
+/// still computes its result.
+#[test]
+fn marks_keep_their_place_in_the_queue() {
+    for (info, mut driver) in drivers(&DiskCache::at(temp_dir("marks"))) {
+        if !driver.has_timer() {
+            eprintln!("{}: no timestamps", info.id());
+            continue;
+        }
+        let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+        let kernel = driver
+            .compile(&spec, probe().require(Api::Wgpu).unwrap())
+            .unwrap();
+        let input = upload(&mut driver, &[2; 64]);
+        let (out, counter) = (driver.alloc(256).unwrap(), driver.alloc(16).unwrap());
+        let buffers = [&input, &out, &counter];
+        let mark = |driver: &mut WgpuDriver| driver.timestamp().unwrap().unwrap();
+
+        // mark, launches (one pass), mark, launch, zero, launch, mark, mark.
+        let m0 = mark(&mut driver);
+        launch_probe(&mut driver, &kernel, buffers, 1);
+        launch_probe(&mut driver, &kernel, buffers, 2);
+        let m1 = mark(&mut driver);
+        launch_probe(&mut driver, &kernel, buffers, 3);
+        driver.zero(&counter).unwrap();
+        launch_probe(&mut driver, &kernel, buffers, 4);
+        let m2 = mark(&mut driver);
+        let m3 = mark(&mut driver);
+        // A launch right after a claimed pass end: a new pass.
+        launch_probe(&mut driver, &kernel, buffers, 5);
+        let m4 = mark(&mut driver);
+
+        let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+        let e = |driver: &mut WgpuDriver, a, b| us(driver.elapsed(a, b).unwrap());
+        let (a, b, c, d) = (
+            e(&mut driver, &m0, &m1),
+            e(&mut driver, &m1, &m2),
+            e(&mut driver, &m2, &m3),
+            e(&mut driver, &m3, &m4),
+        );
+        let whole = e(&mut driver, &m0, &m4);
+        assert!(
+            (whole - (a + b + c + d)).abs() <= 1.0,
+            "{}: {a} + {b} + {c} + {d} µs against {whole} µs",
+            info.id()
+        );
+        assert_eq!(
+            download(&mut driver, &out, 64),
+            probe_expected(&[2; 64], 64, 5),
+            "{}",
+            info.id()
+        );
+        // Zeroed between the third and fourth launch.
+        assert_eq!(download(&mut driver, &counter, 1), [128], "{}", info.id());
+    }
+}
+
+/// A pass may end with the next mark's timestamp slot; the mark that held
+/// that slot before (taken a ring ago) is refused from then on, never read
+/// as the pass's time. The run first takes a mark on the ring's last slot
+/// with a pass right after it, whose end is the ring's first slot.
+#[test]
+fn pass_ends_never_overwrite_a_held_mark() {
+    use crate::timing::RING_SLOTS;
+    // `count` marks; the last one.
+    fn marks(driver: &mut WgpuDriver, count: u32) -> crate::timing::Mark {
+        let mut last = None;
+        for _ in 0..count {
+            last = driver.timestamp().unwrap();
+        }
+        last.unwrap()
+    }
+    for (info, mut driver) in drivers(&DiskCache::at(temp_dir("ring"))) {
+        if !driver.has_timer() {
+            continue;
+        }
+        let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+        let kernel = driver
+            .compile(&spec, probe().require(Api::Wgpu).unwrap())
+            .unwrap();
+        let input = upload(&mut driver, &[1; 64]);
+        let (out, counter) = (driver.alloc(256).unwrap(), driver.alloc(16).unwrap());
+        let buffers = [&input, &out, &counter];
+
+        // Slots 0 ..= RING_SLOTS - 1, then a pass ending on slot 0 that the
+        // next mark claims.
+        let at_last_slot = marks(&mut driver, RING_SLOTS);
+        launch_probe(&mut driver, &kernel, buffers, 6);
+        let after = marks(&mut driver, 1);
+        assert!(
+            driver.elapsed(&at_last_slot, &after).is_ok(),
+            "{}",
+            info.id()
+        );
+        assert_eq!(download(&mut driver, &counter, 1), [64]);
+
+        // `held` takes slot 1, `next` slot 2; marks round to slot 0, so a
+        // pass opening now reserves slot 1 and writes it as it ends (no
+        // mark claims it: a download ends the pass).
+        let held = marks(&mut driver, 1);
+        let next = marks(&mut driver, 1);
+        let last = marks(&mut driver, RING_SLOTS - 2);
+        launch_probe(&mut driver, &kernel, buffers, 7);
+        assert_eq!(download(&mut driver, &counter, 1), [128]);
+        assert!(
+            driver.elapsed(&held, &next).is_err(),
+            "{}: a mark overwritten by a pass's end was read",
+            info.id()
+        );
+        assert!(driver.elapsed(&next, &last).is_ok(), "{}", info.id());
+        assert_eq!(
+            download(&mut driver, &out, 64),
+            probe_expected(&[1; 64], 64, 7),
+            "{}",
+            info.id()
+        );
+    }
+}

@@ -1,8 +1,10 @@
 //! Device timestamps as tokens.
 //!
-//! Where the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS`, a mark writes a
-//! timestamp into the pending command encoder, in queue order, at a slot of
-//! one query set used as a ring. Every mark has a serial, and each slot
+//! Where the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS`, a mark is a
+//! timestamp in queue order at a slot of one query set used as a ring: the
+//! end timestamp of the compute pass just before it, or the beginning one
+//! of the pass just after it, or else one written into the command encoder
+//! (`Recorder::timestamp` says why). Every mark has a serial, and each slot
 //! remembers the serial of the mark written there last: once the ring has
 //! come round and a later mark took the slot, the older mark is refused with
 //! [`Error::ExceedsLimit`] — never read as a wrong time. `elapsed` resolves
@@ -42,6 +44,8 @@ pub(crate) struct Timer {
     readback: wgpu::Buffer,
     /// Nanoseconds per tick.
     period: f64,
+    /// A mark was taken since the last `elapsed`: passes reserve end slots.
+    armed: bool,
 }
 
 impl Timer {
@@ -82,17 +86,45 @@ impl Timer {
             resolve,
             readback,
             period: f64::from(gpu.queue.get_timestamp_period()),
+            armed: false,
         }))
     }
 
-    /// Write a timestamp into the pending encoder, in queue order.
+    /// The query set the recorder writes marks into.
+    pub(crate) fn query_set(&self) -> &wgpu::QuerySet {
+        &self.set
+    }
+
+    /// The slot of the mark with `serial`.
+    fn slot(serial: u64) -> u32 {
+        ((serial - 1) % u64::from(RING_SLOTS)) as u32
+    }
+
+    /// A timestamp in queue order (written where the recorder places it:
+    /// `Recorder::timestamp`).
     pub(crate) fn mark(&mut self, gpu: &Gpu, recorder: &mut Recorder) -> Mark {
         let serial = self.next;
         self.next += 1;
-        let slot = ((serial - 1) % u64::from(RING_SLOTS)) as u32;
+        let slot = Self::slot(serial);
         self.owners[slot as usize] = serial;
-        recorder.encoder(gpu).write_timestamp(&self.set, slot);
+        self.armed = true;
+        recorder.timestamp(gpu, slot);
         Mark { slot, serial }
+    }
+
+    /// The slot a compute pass opening now may write as it ends, so that a
+    /// mark right after the pass is the pass's own end timestamp (the next
+    /// mark's slot; the mark that held it before is refused from now on, as
+    /// the next mark would make it). `None` while no interval is being
+    /// timed — no mark since the last `elapsed` — so that untimed work
+    /// writes no timestamps.
+    pub(crate) fn reserve_pass_end(&mut self) -> Option<u32> {
+        if !self.armed {
+            return None;
+        }
+        let slot = Self::slot(self.next);
+        self.owners[slot as usize] = 0;
+        Some(slot)
     }
 
     /// Refuse a mark whose slot a later mark has taken.
@@ -121,6 +153,7 @@ impl Timer {
     ) -> Result<Duration> {
         self.still_held(begin)?;
         self.still_held(end)?;
+        self.armed = false;
         let encoder = recorder.encoder(gpu);
         encoder.resolve_query_set(&self.set, begin.slot..begin.slot + 1, &self.resolve, 0);
         encoder.resolve_query_set(&self.set, end.slot..end.slot + 1, &self.resolve, SECOND);
