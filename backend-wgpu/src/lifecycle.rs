@@ -3,9 +3,9 @@
 //! Each discovery creates its own `wgpu::Instance` (which, on Linux, holds
 //! an EGL display for the GL backend besides the Vulkan instance), and the
 //! instance is torn down with the last device opened from it. On the GPU
-//! machine (NVIDIA driver 580) threads dropping the devices of separate
-//! discoveries at once hung in one run of three, and the driver's own tests
-//! run in parallel hung once in two (`docs/results/h200-2026-11-26c/`). A
+//! machine (NVIDIA driver 580) four threads dropping the devices of
+//! separate discoveries at once hung in 3 runs of 10, and this crate's
+//! tests run in parallel in 2 of 3 (`docs/results/h200-2026-11-26c/`). A
 //! single shared instance is no cure: wgpu's GL backend then panicked with
 //! `BadAccess` making its EGL context current while another thread had it.
 //! So discovery (`adapter::open_all`) and a device's teardown

@@ -14,7 +14,8 @@
 //!   (bound with a dynamic offset). (Immediate data — push constants — was
 //!   measured instead and lost: through Vulkan on an H200 the two-launch
 //!   sum of 2^20 f32 took 10.2 µs with its params as immediates against
-//!   9.1 µs from the arena, 2^16 9.7 against 7.6.)
+//!   9.1 µs from the arena, 2^16 9.7 against 7.6; ARCHITECTURE, driver
+//!   facts.)
 //! - Timestamps (`timing.rs`) are placed by [`Recorder::timestamp`]: as a
 //!   compute pass's own beginning and end timestamps where a mark sits
 //!   right before or after a pass, else written into the encoder. The slots of a batch are uploaded with
@@ -151,10 +152,10 @@ impl Recorder {
     /// query just before writing it there, and a reset after the work of
     /// an interval is timed with it. A pass's timestamps are reset before
     /// the pass begins. On an H200 through Vulkan (`rosetta bench --op
-    /// reduce`) the two-launch sum of 2^20 f32 took 12.0 µs with both marks
-    /// written by the encoder and 9.1 µs with the marks as the pass's own
-    /// timestamps; 2^16 11.3 against 7.6 µs
-    /// (`docs/results/h200-2026-11-26c/`).
+    /// reduce`, one call, params as immediates in both) the two-launch sum
+    /// of 2^20 f32 took 12.2–13.0 µs with the marks written by the encoder
+    /// and 10.2 µs with the marks as the pass's own timestamps; 2^16
+    /// 11.5–11.7 against 9.7 µs (`docs/results/h200-2026-11-26c/`).
     pub(crate) fn timestamp(&mut self, gpu: &Gpu, slot: u32) {
         // An offer not taken was this very slot: no pass may write it now.
         self.pass_end_offer = None;

@@ -62,6 +62,7 @@ pub const CHECKS: &[(&str, Check)] = &[
     ),
     ("foreign_handles_are_refused", foreign_handles_are_refused),
     ("timestamps_overlap", timestamps_overlap),
+    ("marks_never_hold_back_work", marks_never_hold_back_work),
     (
         "devices_are_shareable_across_threads",
         devices_are_shareable_across_threads,
@@ -138,6 +139,7 @@ macro_rules! contract_tests {
             launches_over_limits_are_refused,
             foreign_handles_are_refused,
             timestamps_overlap,
+            marks_never_hold_back_work,
             devices_are_shareable_across_threads);
     };
     (@each $api:expr, $open:expr; $($name:ident),*) => {
@@ -643,6 +645,79 @@ fn timestamps_overlap(
     ensure(whole + slack >= sum && sum + slack >= whole, || {
         format!("{first:?} + {rest:?} vs {whole:?}")
     })
+}
+
+/// Inside a timed interval every call still completes and sees the work
+/// before it: drivers may hold commands back between marks (wgpu defers
+/// its timestamps to the passes around them; a driver may batch commands
+/// until a flush), but a transfer, an allocation or a wait must let them
+/// run. A device closed with an interval
+/// still open closes. (On a thread with a time limit: a call that waits on
+/// held-back work fails the check instead of hanging it.)
+fn marks_never_hold_back_work(
+    device: &Arc<dyn Backend>,
+    open: &dyn Fn() -> Vec<Arc<dyn Backend>>,
+) -> Result<(), String> {
+    let fresh: Vec<Arc<dyn Backend>> = open()
+        .into_iter()
+        .filter(|d| d.info().id() == device.info().id())
+        .collect();
+    let device = Arc::clone(device);
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done
+            .send(work_inside_an_interval(&device).and_then(|()| close_inside_an_interval(fresh)));
+    });
+    finished
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .unwrap_or_else(|_| Err("calls inside a timed interval did not return in 120 s".into()))
+}
+
+/// Transfers, an allocation and waits between marks, each checked.
+fn work_inside_an_interval(device: &Arc<dyn Backend>) -> Result<(), String> {
+    let n = 4096u32;
+    let kernel = ok(probe_kernel(device, 64))?;
+    let input: Vec<u32> = (0..n).map(|i| i * 3 + 1).collect();
+    let (a, b, counter) = (
+        ok(device.alloc(u64::from(n) * 4))?,
+        ok(device.alloc(u64::from(n) * 4))?,
+        ok(device.alloc(16))?,
+    );
+    let t0 = ok(device.timestamp())?;
+    ok(device.write(&a, 0, bytemuck::cast_slice(&input)))?;
+    ok(run_probe(device, &kernel, &a, &b, &counter, n, 5))?;
+    let once = probe_expected(&input, 64, 5);
+    ensure(ok(b.read::<u32>(n as usize))? == once, || {
+        "a read inside an interval missed the launch before it".into()
+    })?;
+    let c = ok(device.alloc(u64::from(n) * 4))?;
+    ok(run_probe(device, &kernel, &b, &c, &counter, n, 0))?;
+    let t1 = ok(device.timestamp())?;
+    ensure(
+        ok(c.read::<u32>(n as usize))? == probe_expected(&once, 64, 0),
+        || "a launch after an allocation inside an interval".into(),
+    )?;
+    let t2 = ok(device.timestamp())?;
+    ok(device.finish())?;
+    for (from, to) in [(&t0, &t1), (&t1, &t2), (&t0, &t2)] {
+        ok(device.elapsed(from, to))?;
+    }
+    Ok(())
+}
+
+/// Fresh devices closed with an interval open and a launch after its mark.
+fn close_inside_an_interval(fresh: Vec<Arc<dyn Backend>>) -> Result<(), String> {
+    for device in fresh {
+        let kernel = ok(probe_kernel(&device, 64))?;
+        let (a, b, counter) = (
+            ok(device.alloc(256))?,
+            ok(device.alloc(256))?,
+            ok(device.alloc(16))?,
+        );
+        ok(device.timestamp())?;
+        ok(run_probe(&device, &kernel, &a, &b, &counter, 64, 1))?;
+    }
+    Ok(())
 }
 
 fn devices_are_shareable_across_threads(
