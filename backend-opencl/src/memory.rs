@@ -72,24 +72,43 @@ pub(crate) fn alloc(context: &Context, queue: &Queue, bytes: u64, fill: bool) ->
     Ok(buffer)
 }
 
+/// Where fills switch from 16-byte to 128-byte zero patterns (see
+/// [`fill_pattern`]).
+const WIDE_PATTERN_FROM: usize = 16 << 30;
+
+/// The zero pattern for a fill ending at byte `end`: 16 bytes up to
+/// [`WIDE_PATTERN_FROM`], 128 beyond.
+///
+/// Why not one size: NVIDIA's driver (580.159, H100 and H200) breaks its
+/// queue (`CL_INVALID_COMMAND_QUEUE` at the next wait) when a fill reaches
+/// past 2³¹ patterns — a 4-byte-pattern fill past 8 GiB failed, 16-byte
+/// patterns worked to 19 GiB, 128-byte ones to 33 GiB — but fills 128-byte
+/// patterns at a twelfth of the speed of 16-byte ones: zeroing 256 MiB took
+/// 1049 µs against 86 (4-byte: 169 µs; a zeroing kernel 69 µs), the whole
+/// difference between the OpenCL and CUDA device-buffer chains of the
+/// benchmark (`docs/results/h200-2026-11-26c/opencl-zero/`).
+fn fill_pattern(end: usize) -> usize {
+    if end <= WIDE_PATTERN_FROM {
+        16
+    } else {
+        sys::MAX_PATTERN
+    }
+}
+
 /// Zero the whole buffer, in queue order.
 ///
-/// With `clEnqueueFillBuffer`, the pattern is 128 zero bytes, not 4:
-/// NVIDIA's driver (580.159, H100 and H200) breaks its queue
-/// (`CL_INVALID_COMMAND_QUEUE` at the next wait) when a 4-byte-pattern fill
-/// reaches past 8 GiB (2³¹ patterns; a 9 GiB buffer failed, 16-byte
-/// patterns worked to 19 GiB, 128-byte ones to 33 GiB). The tail that is
-/// not a multiple of 128 bytes (buffers are multiples of 16) is written
-/// from a static block of zeros, without waiting.
+/// With `clEnqueueFillBuffer`, in [`CHUNK`]s, each with the pattern
+/// [`fill_pattern`] picks for where it ends. The tail that is not a
+/// multiple of 128 bytes (buffers are multiples of 16) is written from a
+/// static block of zeros, without waiting.
 pub(crate) fn zero(queue: &Queue, buffer: &ClBuffer, fill: bool) -> Result<()> {
     static ZEROS: [u8; sys::MAX_PATTERN] = [0; sys::MAX_PATTERN];
     let bytes = size_t(buffer.bytes)?;
     let oom = || format!("zeroing {bytes} bytes");
     if fill {
-        let pattern = sys::MAX_PATTERN;
-        let bulk = bytes / pattern * pattern;
+        let bulk = bytes / sys::MAX_PATTERN * sys::MAX_PATTERN;
         for (start, len) in chunks(bulk, CHUNK) {
-            sys::fill_zero(queue, &buffer.mem, start, len, pattern)
+            sys::fill_zero(queue, &buffer.mem, start, len, fill_pattern(start + len))
                 .map_err(|f| f.memory_error(oom))?;
         }
         if bulk < bytes {
@@ -168,6 +187,24 @@ pub(crate) fn copy(
 #[cfg(test)]
 mod tests {
     use super::chunks;
+
+    #[test]
+    fn fill_patterns_stay_below_the_drivers_pattern_count() {
+        use super::{fill_pattern, CHUNK, WIDE_PATTERN_FROM};
+        // Every chunk's end, in patterns of its size, stays far below 2^31
+        // (NVIDIA breaks its queue past it), and chunk boundaries are
+        // multiples of every pattern used.
+        for end in (CHUNK..=64usize << 30).step_by(CHUNK) {
+            let pattern = fill_pattern(end);
+            assert!((end / pattern) as u64 <= 1 << 30, "{end}: {pattern}");
+            assert!(end.is_multiple_of(pattern) && CHUNK.is_multiple_of(pattern));
+        }
+        assert_eq!(fill_pattern(256 << 20), 16);
+        assert_eq!(
+            fill_pattern(WIDE_PATTERN_FROM + CHUNK),
+            crate::sys::MAX_PATTERN
+        );
+    }
 
     #[test]
     fn chunks_cover_the_range_exactly() {
