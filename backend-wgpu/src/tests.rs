@@ -193,6 +193,21 @@ fn the_pipeline_cache_survives_damage() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The probe compiled, 64 words of `value` uploaded, and its output and
+/// counter buffers.
+fn probe_setup(
+    driver: &mut WgpuDriver,
+    value: u32,
+) -> (crate::compile::WgpuKernel, [WgpuBuffer; 3]) {
+    let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+    let kernel = driver
+        .compile(&spec, probe().require(Api::Wgpu).unwrap())
+        .unwrap();
+    let input = upload(driver, &[value; 64]);
+    let (out, counter) = (driver.alloc(256).unwrap(), driver.alloc(16).unwrap());
+    (kernel, [input, out, counter])
+}
+
 /// The probe once over 64 words (compiled by the caller), without freeing.
 fn launch_probe(
     driver: &mut WgpuDriver,
@@ -219,12 +234,7 @@ fn marks_keep_their_place_in_the_queue() {
             eprintln!("{}: no timestamps", info.id());
             continue;
         }
-        let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
-        let kernel = driver
-            .compile(&spec, probe().require(Api::Wgpu).unwrap())
-            .unwrap();
-        let input = upload(&mut driver, &[2; 64]);
-        let (out, counter) = (driver.alloc(256).unwrap(), driver.alloc(16).unwrap());
+        let (kernel, [input, out, counter]) = probe_setup(&mut driver, 2);
         let buffers = [&input, &out, &counter];
         let mark = |driver: &mut WgpuDriver| driver.timestamp().unwrap().unwrap();
 
@@ -286,12 +296,7 @@ fn pass_ends_never_overwrite_a_held_mark() {
         if !driver.has_timer() {
             continue;
         }
-        let spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
-        let kernel = driver
-            .compile(&spec, probe().require(Api::Wgpu).unwrap())
-            .unwrap();
-        let input = upload(&mut driver, &[1; 64]);
-        let (out, counter) = (driver.alloc(256).unwrap(), driver.alloc(16).unwrap());
+        let (kernel, [input, out, counter]) = probe_setup(&mut driver, 1);
         let buffers = [&input, &out, &counter];
 
         // Slots 0 ..= RING_SLOTS - 1, then a pass ending on slot 0 that the
