@@ -133,7 +133,8 @@ impl Timer {
             Some(&owner) if owner == mark.serial => Ok(()),
             Some(_) => Err(Error::ExceedsLimit {
                 what: "timestamps recorded since this one (the size of wgpu's query ring)",
-                requested: self.next - mark.serial,
+                // A pass that reserved the slot counts as the next mark.
+                requested: (self.next - mark.serial).max(u64::from(RING_SLOTS) + 1),
                 limit: u64::from(RING_SLOTS),
             }),
             None => Err(Error::Internal(format!(
