@@ -7,7 +7,6 @@ use crate::compile::Compiler;
 use crate::driver::WgpuDriver;
 use crate::errors::scoped;
 use crate::gpu::Gpu;
-use crate::lifecycle::Lifecycle;
 use crate::pipeline_cache::PersistentCache;
 use rosetta_core::disk_cache::DiskCache;
 use rosetta_core::{
@@ -47,7 +46,7 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
 /// Open every usable adapter's device, its pipelines cached in `disk`.
 pub(crate) fn open_all(disk: &DiskCache) -> Result<Vec<(DeviceInfo, WgpuDriver)>> {
     // Instances are created and torn down one at a time (`lifecycle.rs`).
-    let _lifecycle = Lifecycle::enter();
+    let _lifecycle = crate::lifecycle::enter();
     // Every native backend, unless WGPU_BACKEND narrows the set (wgpu's own
     // variable, e.g. `WGPU_BACKEND=vulkan`).
     let backends = native_backends().with_env();

@@ -4,11 +4,11 @@
 use crate::bindings::BindGroups;
 use crate::compile::{Compiler, WgpuKernel};
 use crate::gpu::Gpu;
-use crate::lifecycle::Lifecycle;
 use crate::memory::{alloc, WgpuBuffer};
 use crate::pipeline_cache::PersistentCache;
 use crate::queue::Recorder;
 use crate::timing::{Mark, Timer};
+use rosetta_core::process_lock::Section;
 use rosetta_core::{Driver, Error, KernelSpec, Launch, Result, Source};
 use std::time::Duration;
 
@@ -23,7 +23,7 @@ pub(crate) struct WgpuDriver {
     /// Taken by `drop` and released after every other field has dropped
     /// (declared last: fields drop in order), so that the device's
     /// teardown holds the lifecycle (`lifecycle.rs`).
-    teardown: Option<Lifecycle>,
+    teardown: Option<Section>,
 }
 
 impl WgpuDriver {
@@ -191,7 +191,7 @@ impl Drop for WgpuDriver {
     fn drop(&mut self) {
         // Let submitted work finish before wgpu tears the device down, and
         // keep what was compiled.
-        self.teardown = Some(Lifecycle::enter());
+        self.teardown = Some(crate::lifecycle::enter());
         tracing::debug!("wgpu: closing a device");
         if let Err(e) = self.recorder.finish(&self.gpu) {
             tracing::debug!("wgpu: draining the queue on close: {}", e.chain());

@@ -10,88 +10,19 @@
 //! `BadAccess` making its EGL context current while another thread had it.
 //! So discovery (`adapter::open_all`) and a device's teardown
 //! (`WgpuDriver`'s drop, through the end of its fields' drops) each hold
-//! the process-wide [`Lifecycle`]; work on opened devices does not.
+//! the process-wide lifecycle ([`enter`]); work on opened devices does not.
 //!
-//! The lock is re-entrant per thread: a discovery that fails halfway drops
-//! the device it opened while still holding it.
+//! The lock is re-entrant per thread (`rosetta_core::process_lock`): a
+//! discovery that fails halfway drops the device it opened while still
+//! holding it.
 
-use std::sync::{Condvar, Mutex, PoisonError};
-use std::thread::ThreadId;
+use rosetta_core::process_lock::{ProcessLock, Section};
 
-/// The thread holding the lifecycle, and how many times it entered.
-static OWNER: Mutex<Option<(ThreadId, u32)>> = Mutex::new(None);
-static RELEASED: Condvar = Condvar::new();
+/// Held while wgpu instances or devices are created or torn down.
+static LIFECYCLE: ProcessLock = ProcessLock::new();
 
-/// Held while wgpu instances or devices are created or torn down; released
-/// on drop. `Send`, so that a driver can carry it into its own drop glue.
-#[derive(Debug)]
-pub(crate) struct Lifecycle(());
-
-impl Lifecycle {
-    /// Wait until no other thread holds the lifecycle, then hold it.
-    pub(crate) fn enter() -> Lifecycle {
-        let me = std::thread::current().id();
-        let mut owner = OWNER.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            match &mut *owner {
-                None => {
-                    *owner = Some((me, 1));
-                    break;
-                }
-                Some((thread, depth)) if *thread == me => {
-                    *depth += 1;
-                    break;
-                }
-                Some(_) => {
-                    owner = RELEASED.wait(owner).unwrap_or_else(PoisonError::into_inner);
-                }
-            }
-        }
-        Lifecycle(())
-    }
-}
-
-impl Drop for Lifecycle {
-    fn drop(&mut self) {
-        let mut owner = OWNER.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, depth)) = &mut *owner {
-            *depth -= 1;
-            if *depth == 0 {
-                *owner = None;
-                RELEASED.notify_all();
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Lifecycle;
-    use std::sync::atomic::{AtomicU32, Ordering};
-    use std::sync::Arc;
-
-    #[test]
-    fn one_thread_at_a_time_and_reentrant() {
-        let inside = Arc::new(AtomicU32::new(0));
-        let most = Arc::new(AtomicU32::new(0));
-        let threads: Vec<_> = (0..4)
-            .map(|_| {
-                let (inside, most) = (Arc::clone(&inside), Arc::clone(&most));
-                std::thread::spawn(move || {
-                    for _ in 0..50 {
-                        let _outer = Lifecycle::enter();
-                        let _inner = Lifecycle::enter();
-                        let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
-                        most.fetch_max(now, Ordering::SeqCst);
-                        std::thread::yield_now();
-                        inside.fetch_sub(1, Ordering::SeqCst);
-                    }
-                })
-            })
-            .collect();
-        for thread in threads {
-            thread.join().unwrap();
-        }
-        assert_eq!(most.load(Ordering::SeqCst), 1);
-    }
+/// Wait until no other thread creates or tears down wgpu instances, then
+/// hold the lifecycle until the section drops.
+pub(crate) fn enter() -> Section {
+    LIFECYCLE.enter()
 }

@@ -27,6 +27,7 @@ mod error;
 pub mod inputs;
 mod kernel;
 mod launch;
+pub mod process_lock;
 pub mod workgroup;
 
 pub use api::{Api, Language};

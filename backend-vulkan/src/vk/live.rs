@@ -4,43 +4,22 @@
 //! lock that serialises setting up and destroying instances and devices (and
 //! every call of drivers that must run alone).
 
-use std::cell::Cell;
+use rosetta_core::process_lock::ProcessLock;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// Held while instances and devices are set up (discovery) or destroyed,
 /// and across every call of a driver that runs exclusively (NVIDIA's, see
 /// `driver`). NVIDIA's driver (580.159) deadlocked — one thread spinning
 /// inside the driver, another blocked on one of its locks — when devices of
 /// one process were opened, used and closed from several threads at once.
-static EXCLUSIVE: Mutex<()> = Mutex::new(());
-
-thread_local! {
-    /// Whether this thread holds `EXCLUSIVE` (re-entry runs directly: a
-    /// discovery that fails drops what it made, a driver call destroys
-    /// buffers).
-    static HELD: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Resets `HELD` when the section ends, also by unwinding.
-struct Held;
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        HELD.with(|h| h.set(false));
-    }
-}
+/// Re-entrant within one thread: a discovery that fails drops what it made,
+/// a driver call destroys buffers.
+static EXCLUSIVE: ProcessLock = ProcessLock::new();
 
 /// Run `f` while no other thread of the process is inside a serialized
 /// section (re-entrant within one thread).
 pub(crate) fn serialized<T>(f: impl FnOnce() -> T) -> T {
-    if HELD.with(Cell::get) {
-        return f();
-    }
-    let _guard = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
-    HELD.with(|h| h.set(true));
-    let _held = Held;
-    f()
+    EXCLUSIVE.run(f)
 }
 
 /// How many Vulkan objects of each kind exist in this process right now,
