@@ -11,17 +11,17 @@
 //! - `queue.write_buffer` runs before the command buffers of the *next*
 //!   submission, so a `write` first submits the work recorded before it.
 //! - Launch params live in one uniform arena per device, a slot per launch
-//!   (bound with a dynamic offset). (Immediate data — push constants — was
+//!   (bound with a dynamic offset). The slots of a batch are uploaded with
+//!   one `write_buffer` just before the batch's submission, so after the
+//!   previous batch, which makes reusing the arena across batches safe. A
+//!   full arena submits the batch. (Immediate data — push constants — was
 //!   measured instead and lost: through Vulkan on an H200 the two-launch
 //!   sum of 2^20 f32 took 10.2 µs with its params as immediates against
 //!   9.1 µs from the arena, 2^16 9.7 against 7.6; ARCHITECTURE, driver
 //!   facts.)
 //! - Timestamps (`timing.rs`) are placed by [`Recorder::timestamp`]: as a
 //!   compute pass's own beginning and end timestamps where a mark sits
-//!   right before or after a pass, else written into the encoder. The slots of a batch are uploaded with
-//!   one `write_buffer` just before the batch's submission, so after the
-//!   previous batch, which makes reusing the arena across batches safe. A
-//!   full arena submits the batch.
+//!   right before or after a pass, else written into the encoder.
 //! - Downloads copy into a `MAP_READ` staging buffer (reused, chunked) and
 //!   wait for the map.
 
