@@ -319,7 +319,8 @@ fn capabilities(
         compute_units: 0,
         loop_limit: llvmpipe_loop_limit(name, driver_text),
         // WGSL has no device-scope fence (`storageBarrier` orders a
-        // workgroup's accesses) and no asynchronous copies.
+        // workgroup's accesses; the one-launch reduce does without one,
+        // `last_group_sees_others`) and no asynchronous copies.
         device_fence: false,
         async_copy: false,
     }

@@ -28,28 +28,45 @@
 //!    zero for the next launch. The combining order depends only on the grid,
 //!    never on which group arrived last: the result is deterministic.
 //!
+//! **WGSL's phases 4–5 have no fence.** WGSL has no device-scope fence
+//! (`storageBarrier` is workgroup-scoped), so a value stored before the
+//! ticket need not be visible to the group that takes the last ticket.
+//! There a group publishes its value as two self-validating words,
+//! `scratch[1 + 2·group]` and `scratch[2 + 2·group]`: 16 bits of the value
+//! each, ORed with a marker bit (`0x10000`), so a published word is never
+//! zero, with relaxed atomic stores. The last group reads each word with
+//! relaxed atomic loads until it is non-zero, then stores 0 back. Atomics to
+//! one word are coherent, so a non-zero word is the half it carries, and no
+//! order between two words is needed (the packed flag-and-value of decoupled
+//! look-back on WebGPU). The wait cannot deadlock: the last group waits only
+//! after every other group has taken its ticket, that is, has issued the
+//! stores waited for. The plan gives WGSL `LAST_GROUP = 1` only where the
+//! driver has no loop cap (`Capabilities::loop_limit`), which could end
+//! the wait early and leave a word unread (lavapipe's).
+//!
 //! The plan runs one launch when the input fits one group; otherwise either
 //! one launch with `LAST_GROUP = 1` (the `*-one-launch` variants, the
-//! default where the device's kernels have a device-scope fence,
-//! `Capabilities::device_fence`: CUDA, GLSL, the CPU model, and OpenCL C
-//! on NVIDIA through inline PTX) or two (`LAST_GROUP = 0`): the second
-//! launch is one group over the partials (deterministic, no float atomics,
-//! which WGSL lacks). WGSL has no device-scope fence (`storageBarrier` is
-//! workgroup-scoped), nor has OpenCL C 1.2 (its fences order one
-//! work-item's accesses): the WGSL version declares `LAST_GROUP` and
-//! `scratch` but never gets `LAST_GROUP = 1`, and the OpenCL C version gets
-//! it only where the backend defines `ROSETTA_PTX_FENCE` (after running
-//! `membar.gl` and `ld/st.relaxed.gpu` on the device; without it the
-//! source refuses to build with `LAST_GROUP = 1`). Two launches also where
-//! one launch's loops would pass a capped driver's loop budget.
+//! default where the last group can see the others' values,
+//! [`last_group_sees_others`]: kernels with a device-scope fence,
+//! `Capabilities::device_fence` — CUDA, GLSL, the CPU model, and OpenCL C
+//! on NVIDIA through inline PTX — and WGSL without a loop cap) or two
+//! (`LAST_GROUP = 0`): the second launch is one group over the partials
+//! (deterministic, no float atomics, which WGSL lacks). OpenCL C 1.2 has no
+//! device-scope fence (its fences order one work-item's accesses): the
+//! OpenCL C version gets `LAST_GROUP = 1` only where the backend defines
+//! `ROSETTA_PTX_FENCE` (after running `membar.gl` and `ld/st.relaxed.gpu`
+//! on the device; without it the source refuses to build with
+//! `LAST_GROUP = 1`). Two launches also where one launch's loops would pass
+//! a capped driver's loop budget.
 //!
 //! # Interface
 //! - constants: `GROUP_SIZE` (power of two), `ELEM` (0 f32, 1 i32, 2 u32),
 //!   `OP` (0 sum, 1 min, 2 max), `SUBGROUPS` (0 / 1), `LAST_GROUP` (0 / 1).
 //! - bindings: 0 `input` (read, `n` elements), 1 `out` (read-write, one word
 //!   per group, or word 0 only with `LAST_GROUP = 1`), 2 `scratch`
-//!   (read-write; `LAST_GROUP = 1`: the arrival counter, zero before each
-//!   launch, then one word per group; unused otherwise).
+//!   (read-write, `1 + 2·groups` words; `LAST_GROUP = 1`: the arrival
+//!   counter, zero before each launch, then one word per group, two in WGSL,
+//!   zero before each launch too; unused otherwise).
 //! - params: `n`.
 //! - shared: `GROUP_SIZE` words (static array); with `LAST_GROUP = 1` one
 //!   more word, the last-group flag.
@@ -92,7 +109,7 @@ mod plan;
 mod spec;
 
 pub use kernel::{kernel, ordered_key};
-pub use plan::{reduce_slice, tune_class, ReducePlan, ReduceVariant};
+pub use plan::{last_group_sees_others, reduce_slice, tune_class, ReducePlan, ReduceVariant};
 pub use spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
 
 use crate::op::{

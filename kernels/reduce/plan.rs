@@ -5,7 +5,7 @@ use crate::op::{
     check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param, workgroup_model,
     TuningCache,
 };
-use rosetta_core::{Backend, Buffer, Element, Error, Kernel, Launch, Result};
+use rosetta_core::{Backend, Buffer, Element, Error, Kernel, Language, Launch, Result};
 use std::sync::Arc;
 
 /// Elements one invocation loads per step (one 4-word vector).
@@ -94,31 +94,42 @@ impl ReduceVariant {
     }
 
     /// The variants a device can run: subgroups where it has subgroup ops;
-    /// one launch where its kernels have a device-scope fence
-    /// ([`rosetta_core::Capabilities::device_fence`]), which the last
-    /// workgroup needs to see the others' values (CUDA's `__threadfence`,
-    /// Vulkan's device-scope `memoryBarrier`, the CPU model's
-    /// `device_fence`, PTX's `membar.gl` in OpenCL C on NVIDIA; WGSL has
-    /// none, nor has the OpenCL C 1.2 rosetta builds elsewhere).
+    /// one launch where [`last_group_sees_others`] holds.
     pub fn available(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
-        let fences = device.caps.device_fence;
+        let one_launch = last_group_sees_others(device);
         Self::ALL
             .into_iter()
             .filter(|v| !v.subgroups() || device.caps.subgroup_ops)
-            .filter(|v| !v.one_launch() || fences)
+            .filter(|v| !v.one_launch() || one_launch)
             .collect()
     }
 
     /// What `device` runs when nothing is tuned: one launch where it can,
     /// subgroups where it has them.
     pub fn default_for(device: &rosetta_core::DeviceInfo) -> Self {
-        match (device.caps.subgroup_ops, device.caps.device_fence) {
+        match (device.caps.subgroup_ops, last_group_sees_others(device)) {
             (true, true) => ReduceVariant::SubgroupsOneLaunch,
             (true, false) => ReduceVariant::Subgroups,
             (false, true) => ReduceVariant::TreeOneLaunch,
             (false, false) => ReduceVariant::Tree,
         }
     }
+}
+
+/// Whether the last workgroup of a launch can see the values the others
+/// published, so a reduction can finish in one launch:
+/// - where the device's kernels have a device-scope fence
+///   ([`rosetta_core::Capabilities::device_fence`]: CUDA's `__threadfence`,
+///   Vulkan's device-scope `memoryBarrier`, the CPU model's `device_fence`,
+///   PTX's `membar.gl` in OpenCL C on NVIDIA; the OpenCL C 1.2 rosetta
+///   builds elsewhere has none);
+/// - in WGSL, which has no such fence, through self-validating words the
+///   last group waits for (`reduce.wgsl`), where no driver loop cap
+///   ([`rosetta_core::Capabilities::loop_limit`], lavapipe's) could cut
+///   that wait short and leave a word unread.
+pub fn last_group_sees_others(device: &rosetta_core::DeviceInfo) -> bool {
+    device.caps.device_fence
+        || (device.api.language() == Language::Wgsl && device.caps.loop_limit.is_none())
 }
 
 /// The tuner's key for a reduction: element type, op and length class.
@@ -242,8 +253,8 @@ pub struct ReducePlan {
     last: Launch,
     passes: Passes,
     /// Binding 2: with `LAST_GROUP = 1` the arrival counter (zero between
-    /// launches: the last group resets it) and one word per group; one
-    /// unused word otherwise.
+    /// launches: the last group resets it) and one word per group (two in
+    /// WGSL, which the last group clears); one unused word otherwise.
     scratch: Buffer,
 }
 
@@ -273,7 +284,7 @@ impl ReducePlan {
             let needs = if variant.subgroups() && !info.caps.subgroup_ops {
                 "subgroup operations"
             } else {
-                "a device-scope fence, which this device's kernels lack"
+                "a device-scope fence, which this device's kernels lack (or, in WGSL, a driver without a loop cap)"
             };
             return Err(Error::unsupported(
                 info.api,
@@ -313,7 +324,8 @@ impl ReducePlan {
         let (passes, scratch_words) = if groups == 1 {
             (Passes::OneGroup, 1)
         } else if last_group {
-            (Passes::LastGroup, 1 + u64::from(groups))
+            // The counter, then one word per group (two in WGSL).
+            (Passes::LastGroup, 1 + 2 * u64::from(groups))
         } else {
             let partials = backend.alloc(u64::from(groups) * 4)?;
             (Passes::Two { partials }, 1)
@@ -365,9 +377,10 @@ impl ReducePlan {
         // of its output, or word 0 only (one group; the last group with
         // `LAST_GROUP = 1`): `output` holds at least 4 bytes (checked
         // above), the partials buffer one word per first-pass group. With
-        // `LAST_GROUP = 1` it also uses words 0..=groups of the scratch
-        // buffer, which has that many (`with_variant`), and leaves word 0 at
-        // zero; otherwise it never touches the scratch buffer. The second
+        // `LAST_GROUP = 1` it also uses words 0..=groups (WGSL:
+        // 0..=2·groups) of the scratch buffer, which has 1 + 2·groups
+        // (`with_variant`), and leaves word 0 at zero (WGSL: every word);
+        // otherwise it never touches the scratch buffer. The second
         // launch reads `groups` partials and writes word 0 of `output`.
         unsafe {
             match &self.passes {
@@ -506,25 +519,31 @@ mod tests {
     }
 
     #[test]
-    fn one_launch_only_where_the_device_has_a_device_fence() {
+    fn one_launch_only_where_the_last_group_can_see_the_others() {
         use rosetta_core::Api;
         for api in [Api::Cuda, Api::Vulkan, Api::Opencl, Api::Wgpu, Api::Cpu] {
             for subgroup_ops in [false, true] {
                 for device_fence in [false, true] {
-                    let mut c = caps(None);
-                    c.subgroup_ops = subgroup_ops;
-                    c.device_fence = device_fence;
-                    let device = device(api, c);
-                    let available = ReduceVariant::available(&device);
-                    for v in ReduceVariant::ALL {
-                        let expected =
-                            (!v.one_launch() || device_fence) && (!v.subgroups() || subgroup_ops);
-                        assert_eq!(available.contains(&v), expected, "{api:?} {v:?}");
+                    for loop_limit in [None, Some(65_535)] {
+                        let mut c = caps(loop_limit);
+                        c.subgroup_ops = subgroup_ops;
+                        c.device_fence = device_fence;
+                        let device = device(api, c);
+                        let available = ReduceVariant::available(&device);
+                        // WGSL waits for self-validating words instead of a
+                        // fence: never where a loop cap could cut it short.
+                        let one_launch = device_fence || (api == Api::Wgpu && loop_limit.is_none());
+                        let what = format!("{api:?} fence {device_fence} cap {loop_limit:?}");
+                        for v in ReduceVariant::ALL {
+                            let expected =
+                                (!v.one_launch() || one_launch) && (!v.subgroups() || subgroup_ops);
+                            assert_eq!(available.contains(&v), expected, "{what} {v:?}");
+                        }
+                        let default = ReduceVariant::default_for(&device);
+                        assert!(available.contains(&default), "{what}");
+                        assert_eq!(default.one_launch(), one_launch, "{what}");
+                        assert_eq!(default.subgroups(), subgroup_ops, "{what}");
                     }
-                    let default = ReduceVariant::default_for(&device);
-                    assert!(available.contains(&default), "{api:?}");
-                    assert_eq!(default.one_launch(), device_fence, "{api:?}");
-                    assert_eq!(default.subgroups(), subgroup_ops, "{api:?}");
                 }
             }
         }

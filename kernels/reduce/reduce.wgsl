@@ -5,10 +5,20 @@
 // branches fold away when the pipeline is built.
 //
 // Shared memory: shared_values, GROUP_SIZE words (a workgroup array sized by
-// the GROUP_SIZE override), the tree's scratch. (`shared` is a reserved word
-// in WGSL.)
+// the GROUP_SIZE override), the tree's scratch; with LAST_GROUP = 1 also
+// is_last, the last-group flag. (`shared` is a reserved word in WGSL.)
 // Barriers: after the accumulators (or the subgroups' values) are stored,
-// and after each tree level.
+// and after each tree level; with LAST_GROUP = 1, the flag's uniform load.
+// LAST_GROUP = 1 without a device-scope fence, which WGSL lacks (its
+// storageBarrier is workgroup-scoped): a group publishes its value as two
+// self-validating words (16 bits each, plus a marker bit that makes the word
+// non-zero) with relaxed atomic stores, and the last group waits until each
+// word it reads is non-zero. Atomics to one word are coherent, so a
+// non-zero word is the whole half it carries; no ordering between two words
+// is needed. (The packed flag-and-value of decoupled look-back in WebGPU.)
+// The last group waits only after every other group has taken its ticket,
+// that is, after every store it waits for was issued. The plan runs this
+// only where no driver loop cap can cut the wait short.
 // Subgroups (SUBGROUPS = 1): the subgroup_* helpers and SubgroupBuiltins are
 // appended by the wgpu backend (the subgroup built-ins on devices that have
 // them; on others, "subgroups of one invocation", and the plan passes
@@ -18,9 +28,6 @@ override GROUP_SIZE: u32;
 override ELEM: u32; // 0 f32, 1 i32, 2 u32
 override OP: u32; // 0 sum, 1 min, 2 max
 override SUBGROUPS: u32;
-// LAST_GROUP (one launch, the last workgroup combining the others' values)
-// needs a device-scope fence, which WGSL lacks (its storageBarrier is
-// workgroup-scoped): the plan never sets it here, and the kernel ignores it.
 override LAST_GROUP: u32;
 
 struct Params {
@@ -29,10 +36,15 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> input: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
-@group(0) @binding(2) var<storage, read_write> scratch: array<u32>; // unused here (LAST_GROUP)
+// LAST_GROUP = 1: scratch[0] the arrival counter, then two words per group.
+@group(0) @binding(2) var<storage, read_write> scratch: array<atomic<u32>>;
 @group(0) @binding(3) var<uniform> params: Params;
 
 var<workgroup> shared_values: array<u32, GROUP_SIZE>;
+var<workgroup> is_last: u32;
+
+// A published half: 16 bits of a value and the marker bit (never zero).
+const MARKER: u32 = 0x10000u;
 
 // NaN by bits: compilers may fold `x != x`.
 fn is_nan(bits: u32) -> bool {
@@ -122,6 +134,58 @@ fn subgroup_combine(x: u32) -> u32 {
     return subgroup_max_u32(x);
 }
 
+// Phases 2 and 3: combine the workgroup's accumulators; invocation 0
+// returns the group's value (the others their own accumulator).
+fn group_combine(acc: u32, lid: u32, subgroup_builtins: SubgroupBuiltins) -> u32 {
+    // Phase 2: one value per tree leaf in shared memory. — barrier —
+    // Without subgroups every invocation is a leaf; with them each subgroup
+    // first combines its values and its first lane stores one leaf.
+    var leaves = GROUP_SIZE;
+    if SUBGROUPS == 1u {
+        let subgroup = subgroup_of(subgroup_builtins);
+        let value = subgroup_combine(acc);
+        if subgroup.lane == 0u {
+            shared_values[subgroup.id] = value;
+        }
+        leaves = subgroup.count;
+    } else {
+        shared_values[lid] = acc;
+    }
+    workgroupBarrier();
+
+    // Phase 3..: the shared-memory tree over the leaves, one barrier per
+    // level (`leaves` need not be a power of two: the first level folds the
+    // upper part onto the lower one).
+    var s = 1u;
+    while s < leaves {
+        s *= 2u;
+    }
+    s /= 2u;
+    for (; s > 0u; s /= 2u) {
+        if lid < s && lid + s < leaves {
+            shared_values[lid] = combine(shared_values[lid], shared_values[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    return select(acc, shared_values[0], lid == 0u);
+}
+
+// The value of group g (LAST_GROUP = 1): wait until both its words are
+// published, read them, and clear them for the next launch.
+fn take_published(g: u32) -> u32 {
+    var low = atomicLoad(&scratch[1u + 2u * g]);
+    while low == 0u {
+        low = atomicLoad(&scratch[1u + 2u * g]);
+    }
+    var high = atomicLoad(&scratch[2u + 2u * g]);
+    while high == 0u {
+        high = atomicLoad(&scratch[2u + 2u * g]);
+    }
+    atomicStore(&scratch[1u + 2u * g], 0u);
+    atomicStore(&scratch[2u + 2u * g], 0u);
+    return ((high & 0xffffu) << 16u) | (low & 0xffffu);
+}
+
 @compute @workgroup_size(GROUP_SIZE)
 fn reduce(
     @builtin(local_invocation_index) lid: u32,
@@ -156,39 +220,46 @@ fn reduce(
         acc = combine(acc, input[vectors][i]);
     }
 
-    // Phase 2: one value per tree leaf in shared memory. — barrier —
-    // Without subgroups every invocation is a leaf; with them each subgroup
-    // first combines its values and its first lane stores one leaf.
-    var leaves = GROUP_SIZE;
-    if SUBGROUPS == 1u {
-        let subgroup = subgroup_of(subgroup_builtins);
-        let value = subgroup_combine(acc);
-        if subgroup.lane == 0u {
-            shared_values[subgroup.id] = value;
-        }
-        leaves = subgroup.count;
-    } else {
-        shared_values[lid] = acc;
-    }
-    workgroupBarrier();
+    // Phases 2 and 3: the group's value (in invocation 0).
+    let value = group_combine(acc, lid, subgroup_builtins);
 
-    // Phase 3..: the shared-memory tree over the leaves, one barrier per
-    // level (`leaves` need not be a power of two: the first level folds the
-    // upper part onto the lower one).
-    var s = 1u;
-    while s < leaves {
-        s *= 2u;
-    }
-    s /= 2u;
-    for (; s > 0u; s /= 2u) {
-        if lid < s && lid + s < leaves {
-            shared_values[lid] = combine(shared_values[lid], shared_values[lid + s]);
+    if LAST_GROUP == 1u {
+        // Phase 4 (LAST_GROUP = 1): invocation 0 publishes the value as two
+        // words in scratch[1 + 2 * group ..] (relaxed atomic stores; no
+        // fence: the words validate themselves) and takes an arrival ticket
+        // from scratch[0]; the group with the last ticket is the last to
+        // arrive, and invocation 0 tells the group in is_last. -- barrier --
+        let groups = num_groups.x;
+        if lid == 0u {
+            atomicStore(&scratch[1u + 2u * group_id.x], (value & 0xffffu) | MARKER);
+            atomicStore(&scratch[2u + 2u * group_id.x], (value >> 16u) | MARKER);
+            let ticket = atomicAdd(&scratch[0], 1u);
+            is_last = select(0u, 1u, ticket == groups - 1u);
         }
-        workgroupBarrier();
+        if workgroupUniformLoad(&is_last) == 0u {
+            return; // the whole group: not the last
+        }
+
+        // Phase 5 (the last group): combine the groups' values in group
+        // order (invocation lid takes lid, lid + GROUP_SIZE, ..., each once
+        // both its words are published) with the same tree: the order
+        // depends only on the grid, so the result is deterministic.
+        // Invocation 0 writes it and resets the counter for the next launch
+        // (every group has taken its ticket). -- barriers --
+        var last = identity();
+        for (var g = lid; g < groups; g += GROUP_SIZE) {
+            last = combine(last, take_published(g));
+        }
+        let total = group_combine(last, lid, subgroup_builtins);
+        if lid == 0u {
+            out[0] = total;
+            atomicStore(&scratch[0], 0u);
+        }
+        return;
     }
 
     // Last phase: invocation 0 writes the group's value.
     if lid == 0u {
-        out[group_id.x] = shared_values[0];
+        out[group_id.x] = value;
     }
 }
