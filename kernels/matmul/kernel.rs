@@ -13,7 +13,14 @@ pub fn kernel() -> &'static Arc<KernelDef> {
         Arc::new(
             crate::with_sources!(
                 KernelDef::builder("matmul")
-                    .constants(["TILE_M", "TILE_N", "TILE_K", "THREAD_M", "THREAD_N"])
+                    .constants([
+                        "TILE_M",
+                        "TILE_N",
+                        "TILE_K",
+                        "THREAD_M",
+                        "THREAD_N",
+                        "VECTOR_STORES",
+                    ])
                     .bindings([Access::Read, Access::Read, Access::ReadWrite])
                     .params(["m", "n", "k", "chunk"])
                     .dynamic_shared(true),

@@ -37,6 +37,8 @@
 // memory for the 8 448 declared. (The conv kernels keep theirs: without,
 // conv2d ran 4% slower.)
 // Indices are uint: the plan refuses matrices of 2^32 elements or more.
+// Stores: with VECTOR_STORES, 16 bytes per run of four columns of C where
+// n % 4 == 0 (c4, a vector view of the same binding); else 4 bytes.
 
 layout(constant_id = 0) const uint GROUP_SIZE = 64; // (TILE_M / THREAD_M) * (TILE_N / THREAD_N)
 layout(constant_id = 1) const uint TILE_M = 16;
@@ -44,6 +46,7 @@ layout(constant_id = 2) const uint TILE_N = 16;
 layout(constant_id = 3) const uint TILE_K = 8;
 layout(constant_id = 4) const uint THREAD_M = 2;
 layout(constant_id = 5) const uint THREAD_N = 2;
+layout(constant_id = 6) const uint VECTOR_STORES = 0; // 16-byte stores of C (the plan decides)
 layout(local_size_x_id = 0) in;
 
 const uint PAD = 4u;
@@ -55,6 +58,10 @@ const uint LOADS_B = (TILE_K * TILE_N + GROUP_SIZE - 1u) / GROUP_SIZE;
 // 16-byte shared reads when the micro-tile rows start on a 4-float boundary.
 const bool VECTOR_A = THREAD_M % 4u == 0u && TILE_M % 4u == 0u;
 const bool VECTOR_B = THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
+// 16-byte stores of C's runs of four columns (the last phase). Spelled out,
+// not `VECTOR_B && ...`: glslang 0.9 emitted that as a specialization-
+// constant op that uses VECTOR_B's id before defining it (invalid SPIR-V).
+const bool VECTOR_C = VECTOR_STORES != 0u && THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
 // The micro-tile in runs of 4 rows / columns where it is a multiple of 4
 // (one 16-byte shared read each, conflict-free across a quarter-warp), else
 // in one run.
@@ -73,7 +80,10 @@ uint micro_col(uint tx, uint j) {
 
 layout(set = 0, binding = 0) restrict readonly buffer A { float a[]; };
 layout(set = 0, binding = 1) restrict readonly buffer B { float b[]; };
-layout(set = 0, binding = 2) restrict writeonly buffer C { float c[]; };
+// C twice: as floats, and as vectors of four for the 16-byte stores of the
+// last phase (the same buffer; no element is written through both).
+layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
+layout(set = 0, binding = 2) writeonly buffer C4 { vec4 c4[]; };
 layout(push_constant) uniform Params {
     uint m;
     uint n;
@@ -241,13 +251,36 @@ void main() {
         }
 
         // Last phase: store the micro-tile's elements inside C to plane z.
+        // With VECTOR_STORES, a 16-byte store per run of four columns that
+        // lies inside C where n % 4 == 0 (every run then starts on a 16-byte
+        // boundary); else, and at C's edge, one float at a time. (mod.rs
+        // says when the plan asks for vector stores.)
         uint plane = gl_WorkGroupID.z * m * n;
         for (uint i = 0u; i < THREAD_M; i++) {
-            uint row = row0 + micro_row(ty, i);
-            for (uint j = 0u; j < THREAD_N; j++) {
-                uint col = col0 + micro_col(tx, j);
-                if (row < m && col < n) {
-                    c[plane + row * n + col] = acc[i * THREAD_N + j];
+            uint mm = micro_row(ty, i);
+            if (mm < m - row0) {
+                uint out_row = plane + (row0 + mm) * n + col0;
+                if (VECTOR_C && n % 4u == 0u) {
+                    for (uint j = 0u; j < THREAD_N; j += 4u) {
+                        uint nn = micro_col(tx, j);
+                        if (nn + 4u <= n - col0) {
+                            uint at = i * THREAD_N + j;
+                            c4[(out_row + nn) / 4u] = vec4(acc[at], acc[at + 1u], acc[at + 2u], acc[at + 3u]);
+                        } else {
+                            for (uint q = 0u; q < 4u; q++) {
+                                if (nn + q < n - col0) {
+                                    c[out_row + nn + q] = acc[i * THREAD_N + j + q];
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    for (uint j = 0u; j < THREAD_N; j++) {
+                        uint nn = micro_col(tx, j);
+                        if (nn < n - col0) {
+                            c[out_row + nn] = acc[i * THREAD_N + j];
+                        }
+                    }
                 }
             }
         }

@@ -488,6 +488,8 @@ matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restri
 
         // Last phase: store the micro-tile's elements inside C to plane z
         // (a 16-byte store per run where it lies inside C and is aligned).
+        // CUDA stores 16 bytes whatever VECTOR_STORES says: ptxas keeps the
+        // slice loop as fast with them (mod.rs).
         float* plane = c + (size_t)blockIdx.z * m * n;
 #pragma unroll
         for (unsigned int i = 0; i < THREAD_M; ++i) {

@@ -26,6 +26,8 @@
 // are constants once the pipeline is built, so they unroll and the unused
 // registers vanish.
 // Indices are u32: the plan refuses matrices of 2^32 elements or more.
+// Stores: with VECTOR_STORES, 16 bytes per run of four columns of C where
+// n % 4 == 0; else one component of `c`'s vectors.
 
 override GROUP_SIZE: u32; // (TILE_M / THREAD_M) · (TILE_N / THREAD_N)
 override TILE_M: u32;
@@ -33,6 +35,7 @@ override TILE_N: u32;
 override TILE_K: u32;
 override THREAD_M: u32; // <= MAX_THREAD
 override THREAD_N: u32; // <= MAX_THREAD
+override VECTOR_STORES: u32; // 16-byte stores of C (the plan decides)
 
 const PAD: u32 = 4u;
 const MAX_THREAD: u32 = 8u;
@@ -61,7 +64,10 @@ fn micro_col(tx: u32, j: u32) -> u32 {
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+// C as vectors of four, for the 16-byte stores of the last phase (a float
+// is component i % 4 of vector i / 4; the checked layer allocates whole
+// 16-byte units, so the last vector lies inside the buffer).
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> params: Params;
 
 // Declared as vec4 so that aligned groups of four floats are read with one
@@ -247,13 +253,40 @@ fn matmul(
         }
 
         // Last phase: store the micro-tile's elements inside C to plane z.
+        // With VECTOR_STORES, a 16-byte store per run of four columns that
+        // lies inside C where n % 4 == 0 (every run then starts on a 16-byte
+        // boundary); else, and at C's edge, one float (one component of
+        // `c`'s vectors) at a time. (mod.rs says when the plan asks for
+        // vector stores.)
         let plane = group_id.z * m * n;
+        let vector_b = THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
         for (var i = 0u; i < THREAD_M; i++) {
-            let row = row0 + micro_row(ty, i);
-            for (var j = 0u; j < THREAD_N; j++) {
-                let col = col0 + micro_col(tx, j);
-                if row < m && col < n {
-                    c[plane + row * n + col] = acc[i * THREAD_N + j];
+            let mm = micro_row(ty, i);
+            if mm < m - row0 {
+                let out_row = plane + (row0 + mm) * n + col0;
+                if vector_b && VECTOR_STORES == 1u && n % 4u == 0u {
+                    for (var j = 0u; j < THREAD_N; j += 4u) {
+                        let nn = micro_col(tx, j);
+                        let at = i * THREAD_N + j;
+                        if nn + 4u <= n - col0 {
+                            c[(out_row + nn) / 4u] = vec4<f32>(acc[at], acc[at + 1u], acc[at + 2u], acc[at + 3u]);
+                        } else {
+                            for (var q = 0u; q < 4u; q++) {
+                                if nn + q < n - col0 {
+                                    let e = out_row + nn + q;
+                                    c[e / 4u][e % 4u] = acc[at + q];
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    for (var j = 0u; j < THREAD_N; j++) {
+                        let nn = micro_col(tx, j);
+                        if nn < n - col0 {
+                            let e = out_row + nn;
+                            c[e / 4u][e % 4u] = acc[i * THREAD_N + j];
+                        }
+                    }
                 }
             }
         }

@@ -65,7 +65,22 @@
 //!    without those two and 41.5 with 8-deep slices.)
 //! 3. Store the micro-tile's elements that lie inside C to plane `z` of the
 //!    output: `out[z·m·n + row·n + col]`. Without a split (one chunk) the
-//!    output is C itself.
+//!    output is C itself. Where a run of four columns lies inside C and
+//!    n % 4 = 0 (so the run starts on a 16-byte boundary) it can be one
+//!    16-byte store: CUDA always does that; GLSL and WGSL where the plan
+//!    sets `VECTOR_STORES` ([`vector_stores`]); elsewhere, and OpenCL C
+//!    always, one float at a time. (OpenCL C: with 16-byte stores, or only
+//!    the store loop written as CUDA's, NVIDIA's OpenCL ran the 16-deep
+//!    slice loop slower, 4096³ 41.3 against 44.5 TFLOP/s on the H200, and
+//!    the split 1024³ did not gain, 30.7 against 30.6.) Why the plan decides: through NVIDIA's Vulkan driver the
+//!    scalar stores cost about 4 µs more per launch on a 1024 × 1024 C (a
+//!    quarter of each 16 bytes per store instruction) and 9 µs on the four
+//!    planes of a split 1024³, but with 16-byte stores the driver compiled
+//!    the slice loop of the 8 × 8 micro-tile 6% slower (4096³ 3.61 against
+//!    3.41 ms on an H100; accumulators held as `vec4`s compiled the same).
+//!    So 8 × 8 micro-tiles store 16 bytes only where k is split (few slices
+//!    per workgroup, several planes to write), smaller micro-tiles always
+//!    (`docs/results/h100-2026-11-26/matmul-stores/`).
 //!
 //! **Pass 2 (`matmul_sum`), only when k is split: a deterministic sum.**
 //! Invocation `e = (group_id.y·num_groups.x + group_id.x)·GROUP_SIZE + lid`
@@ -98,7 +113,9 @@
 //!
 //! # Interface
 //! `matmul`:
-//! - constants: `GROUP_SIZE`, `TILE_M`, `TILE_N`, `TILE_K`, `THREAD_M`, `THREAD_N`.
+//! - constants: `GROUP_SIZE`, `TILE_M`, `TILE_N`, `TILE_K`, `THREAD_M`,
+//!   `THREAD_N`, `VECTOR_STORES` (0 / 1: step 3's stores, above; the CUDA,
+//!   OpenCL C and Rust versions ignore it).
 //! - bindings: 0 `a` (read, m·k f32), 1 `b` (read, k·n f32), 2 `c`
 //!   (read-write, chunks·m·n f32: C, or the split's partial sums).
 //! - params: `m`, `n`, `k`, `chunk` (k per chunk, a multiple of `TILE_K`).
@@ -125,8 +142,8 @@ mod spec;
 pub use kernel::{kernel, sum_kernel};
 pub use plan::matmul_f32;
 pub use plan::{
-    geometry, heuristic_variant, tune_class, Algorithm, Geometry, MatmulPlan, MatmulVariant,
-    SumPass, Tiling, ASYNC_STAGES, CPU_TILINGS, OPENCL_ASYNC_BUDGET, TILINGS,
+    geometry, heuristic_variant, tune_class, vector_stores, Algorithm, Geometry, MatmulPlan,
+    MatmulVariant, SumPass, Tiling, ASYNC_STAGES, CPU_TILINGS, OPENCL_ASYNC_BUDGET, TILINGS,
 };
 pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec, PAD};
 

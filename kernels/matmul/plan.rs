@@ -277,13 +277,15 @@ impl Algorithm {
     }
 
     /// Loop iterations per invocation outside the slice loop: the tile loop
-    /// (one iteration: one workgroup per tile), clearing and storing the
-    /// accumulators (written nested in CUDA / OpenCL), plus slack.
+    /// (one iteration: one workgroup per tile), clearing the accumulators
+    /// (written nested in CUDA / OpenCL), storing them (per row, a loop over
+    /// runs of four columns with a loop over a run's columns at the edge of
+    /// C: at most `1 + 2·tn` per row), plus slack.
     pub fn loops_per_tile(self, t: &Tiling) -> u64 {
         match self {
             Algorithm::Tiled => {
                 let (tm, tn) = (u64::from(t.thread_m), u64::from(t.thread_n));
-                2 * tm * (1 + tn) + 4
+                tm * (1 + tn) + tm * (1 + 2 * tn) + 4
             }
         }
     }
@@ -713,6 +715,20 @@ fn heuristic_chunks(caps: &Capabilities, tiles: u64, k: u64, elements_c: u64) ->
         .max(1)
 }
 
+/// Whether pass 1 stores runs of four columns of C 16 bytes at a time
+/// (`VECTOR_STORES`, in GLSL and WGSL; the kernels fall back to 4-byte
+/// stores where n % 4 ≠ 0 or a run crosses C's edge; CUDA's always store
+/// 16 bytes, OpenCL C's 4, mod.rs step 3): where k is split
+/// into `chunks > 1` planes, or the micro-tile is smaller than 8 × 8.
+/// Measured through NVIDIA's Vulkan on an H100 (mod.rs, step 3): 16-byte
+/// stores took the split 1024³ from 82.7 to 73.3 µs and the 64 × 64
+/// tiling's unsplit 1024³ from 97 to 81 µs, but slowed the 8 × 8 slice
+/// loop by 6% (4096³ 3.41 → 3.61 ms), which only a split's short chunks
+/// and extra planes outweigh.
+pub fn vector_stores(t: &Tiling, chunks: u32) -> bool {
+    chunks > 1 || t.thread_m * t.thread_n < 64
+}
+
 /// The sum pass's workgroup size.
 fn sum_group_size(caps: &Capabilities) -> u32 {
     crate::op::preferred_group_size(caps)
@@ -836,6 +852,10 @@ impl MatmulPlan {
                 ("TILE_K", t.tile_k),
                 ("THREAD_M", t.thread_m),
                 ("THREAD_N", t.thread_n),
+                (
+                    "VECTOR_STORES",
+                    u32::from(vector_stores(t, geometry.chunks)),
+                ),
             ],
             &geometry.launch,
         )?;
@@ -1103,6 +1123,38 @@ mod tests {
 
     /// 16-deep slices are the untuned choice only where the kernel copies
     /// asynchronously.
+    #[test]
+    fn eight_by_eight_micro_tiles_store_vectors_only_where_k_is_split() {
+        // What the plan gives pass 1 on an H200-like device: the unsplit
+        // 4096³ keeps 4-byte stores for its 8 × 8 micro-tiles, the split
+        // 1024³ takes 16-byte ones, and smaller micro-tiles always do.
+        let device = Capabilities {
+            max_shared_bytes: 48 << 10,
+            ..caps(None, 132)
+        };
+        let chunks = |t: Tiling, side: usize| {
+            let v = MatmulVariant::tiled(t);
+            geometry(
+                &device,
+                Language::Glsl,
+                &spec(side, side, side),
+                &v,
+                u64::MAX,
+            )
+            .unwrap()
+            .chunks
+        };
+        let eight = TILINGS[1];
+        assert_eq!(chunks(eight, 4096), 1);
+        assert!(!vector_stores(&eight, chunks(eight, 4096)));
+        assert!(chunks(eight, 1024) > 1);
+        assert!(vector_stores(&eight, chunks(eight, 1024)));
+        for t in [TILINGS[2], TILINGS[3]] {
+            assert!(t.thread_m * t.thread_n < 64);
+            assert!(vector_stores(&t, 1), "{t}");
+        }
+    }
+
     #[test]
     fn sixteen_deep_slices_only_with_asynchronous_copies() {
         let big = spec(4096, 4096, 4096);
