@@ -149,8 +149,8 @@ fn matmul(
     let stride_a = TILE_M + PAD;
     let stride_b = TILE_N + PAD;
     let threads_n = TILE_N / THREAD_N;
-    // 16-byte shared reads when the micro-tile rows start on a 4-float
-    // boundary.
+    // 16-byte shared reads (and, with VECTOR_STORES, global stores of C)
+    // when the micro-tile rows start on a 4-float boundary.
     let vector_a = THREAD_M % 4u == 0u && TILE_M % 4u == 0u;
     let vector_b = THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
     let tx = lid % threads_n;
@@ -259,7 +259,6 @@ fn matmul(
         // `c`'s vectors) at a time. (mod.rs says when the plan asks for
         // vector stores.)
         let plane = group_id.z * m * n;
-        let vector_b = THREAD_N % 4u == 0u && TILE_N % 4u == 0u;
         for (var i = 0u; i < THREAD_M; i++) {
             let mm = micro_row(ty, i);
             if mm < m - row0 {
