@@ -246,6 +246,18 @@ fn finish(device: &Device<'_>, spec: &KernelSpec, kernel: Kernel) -> Result<Comp
         "opencl: kernel created"
     );
     let group = u64::from(spec.group_size());
+    // A `reqd_work_group_size` other than GROUP_SIZE: every launch would fail
+    // with CL_INVALID_WORK_GROUP_SIZE; say why here, once.
+    let required =
+        sys::kernel_compile_work_group_size(&kernel, device.id).map_err(Failure::error)?;
+    if required != [0, 0, 0] && required != [group, 1, 1] {
+        let [x, y, z] = required;
+        return Err(Error::InvalidArgument(format!(
+            "kernel '{}' declares reqd_work_group_size({x}, {y}, {z}); a kernel's workgroup is \
+             its GROUP_SIZE constant ({group})",
+            spec.label()
+        )));
+    }
     if group > max_group {
         return Err(Error::unsupported(
             API,

@@ -706,6 +706,31 @@ pub(crate) fn kernel_work_group_info(
     })
 }
 
+/// `CL_KERNEL_COMPILE_WORK_GROUP_SIZE`: the `reqd_work_group_size` the
+/// kernel was declared with, or zeros where it declares none.
+pub(crate) fn kernel_compile_work_group_size(
+    kernel: &Kernel,
+    device: DeviceId,
+) -> Result<[u64; 3], Failure> {
+    const CL_KERNEL_COMPILE_WORK_GROUP_SIZE: u32 = 0x11B1;
+    let mut value = [0usize; 3];
+    let mut size = 0usize;
+    // SAFETY: a live kernel and its program's device; the value is three
+    // `size_t`s and `value` holds three; `size` is live.
+    let code = unsafe {
+        ffi::clGetKernelWorkGroupInfo(
+            kernel.0,
+            device.0,
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+            std::mem::size_of_val(&value),
+            value.as_mut_ptr().cast(),
+            &mut size,
+        )
+    };
+    check("clGetKernelWorkGroupInfo", code)?;
+    Ok(value.map(|v| v as u64))
+}
+
 /// Set argument `index` of `kernel` to a buffer.
 pub(crate) fn set_arg_mem(kernel: &mut Kernel, index: u32, mem: &Mem) -> Result<(), Failure> {
     let raw = mem.0;

@@ -152,6 +152,18 @@ impl Compiler {
             .spirv
             .workgroup_size(values)
             .map_err(|why| Error::unsupported(Api::Vulkan, format!("{}: {why}", spec.label())))?;
+        // A workgroup of another size than GROUP_SIZE (a hard-coded
+        // local_size_x) would run the launch's groups with the wrong number
+        // of invocations, silently.
+        if size != [spec.group_size(), 1, 1] {
+            let [x, y, z] = size;
+            return Err(Error::InvalidArgument(format!(
+                "kernel '{}' declares a workgroup of {x}×{y}×{z}; a kernel's workgroup is its \
+                 GROUP_SIZE constant ({}): declare `layout(local_size_x_id = 0) in;`",
+                spec.label(),
+                spec.group_size()
+            )));
+        }
         for (axis, (&n, &max)) in size.iter().zip(&self.limits.size).enumerate() {
             const AXES: [&str; 3] = ["workgroup size", "workgroup size (y)", "workgroup size (z)"];
             check_limit(AXES[axis], n.into(), max.into())?;

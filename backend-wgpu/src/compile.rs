@@ -16,6 +16,15 @@
 //! - wgpu does not check workgroup memory against the device's limit, so the
 //!   memory the kernel declares, with the constants applied, is sized here
 //!   with naga (the same naga wgpu uses) and refused when over.
+//! - With the constants applied, naga also gives the entry point's
+//!   `@workgroup_size`, which must be `GROUP_SIZE` (a hard-coded other size
+//!   would run every launch with the wrong number of invocations), and the
+//!   least size of each binding the entry point uses: the params struct
+//!   must fit the params the kernel declares, and each buffer bound at a
+//!   launch must hold its binding's type (`launch.rs`). wgpu checks binding
+//!   sizes only when a batch is submitted, and a batch it refuses drops
+//!   every op recorded in it, so a bad user kernel would cost other ops
+//!   their results; here it gets its own typed error instead.
 
 use crate::errors::describe;
 use crate::gpu::Gpu;
@@ -32,6 +41,11 @@ pub(crate) struct WgpuKernel {
     pub(crate) layout: Arc<Layout>,
     /// The spec's label, for pass labels and logs.
     pub(crate) label: String,
+    /// The least bytes each storage binding needs (its WGSL type; 0 where
+    /// the shader does not use it): checked at each launch, since wgpu
+    /// checks it only when the batch is submitted, and a batch it refuses
+    /// takes every op recorded with it along.
+    pub(crate) min_binding_bytes: Vec<u64>,
 }
 
 /// The layouts of every kernel with one interface.
@@ -138,17 +152,28 @@ impl Compiler {
                 module
             }
         };
-        let shared_bytes =
-            workgroup_bytes(&module, def.name(), spec).map_err(|log| Error::Compile {
-                api: Api::Wgpu,
-                kernel: label.clone(),
-                log,
-            })?;
+        let resolved = resolve(&module, def.name(), spec).map_err(|log| Error::Compile {
+            api: Api::Wgpu,
+            kernel: label.clone(),
+            log,
+        })?;
+        // A workgroup of another size than GROUP_SIZE would run the launch's
+        // groups with the wrong number of invocations, silently.
+        if resolved.workgroup_size != [spec.group_size(), 1, 1] {
+            let [x, y, z] = resolved.workgroup_size;
+            return Err(Error::InvalidArgument(format!(
+                "kernel '{label}' declares @workgroup_size({x}, {y}, {z}); a kernel's workgroup \
+                 is its GROUP_SIZE constant ({}): declare @workgroup_size(GROUP_SIZE)",
+                spec.group_size()
+            )));
+        }
         rosetta_core::check_limit(
             "workgroup shared memory (bytes)",
-            shared_bytes,
+            resolved.shared_bytes,
             limits.max_compute_workgroup_storage_size.into(),
         )?;
+        let min_binding_bytes =
+            storage_minimums(&label, def.bindings().len(), params_bytes, &resolved)?;
         let layout = self.layout(gpu, def.bindings(), params_bytes)?;
 
         let constants: Vec<(&str, f64)> = spec
@@ -193,6 +218,7 @@ impl Compiler {
             pipeline,
             layout,
             label,
+            min_binding_bytes,
         })
     }
 
@@ -273,9 +299,22 @@ fn build_module(
     })
 }
 
-/// Bytes of workgroup memory the kernel declares once its overrides take the
-/// spec's values (each variable at its alignment, as drivers lay them out).
-fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u64, String> {
+/// What the kernel declares once its overrides take the spec's values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Resolved {
+    /// Bytes of workgroup memory (each variable at its alignment, as drivers
+    /// lay them out).
+    shared_bytes: u64,
+    /// The entry point's `@workgroup_size`.
+    workgroup_size: [u32; 3],
+    /// The least bytes each binding of group 0 needs, by binding index: the
+    /// size of its type (one element of a runtime-sized array), what wgpu
+    /// checks the bound range against when the batch is submitted.
+    min_binding_bytes: Vec<(u32, u64)>,
+}
+
+/// The kernel's declarations with the spec's constants applied.
+fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, String> {
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in spec.constants() {
         constants.insert(name.to_string(), f64::from(value));
@@ -304,20 +343,62 @@ fn workgroup_bytes(module: &Module, entry: &str, spec: &KernelSpec) -> Result<u6
              array sized by overrides (declare it before)"
         )
     })?;
-    let (resolved, _) = processed?;
+    let (resolved, info) = processed?;
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(resolved.to_ctx())
         .map_err(|e| format!("laying out types: {e}"))?;
-    let mut bytes = 0u64;
-    for (_, var) in resolved.global_variables.iter() {
+    let (index, entry_point) = resolved
+        .entry_points
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.name == entry && e.stage == naga::ShaderStage::Compute)
+        .ok_or_else(|| format!("no compute entry point '{entry}'"))?;
+    let uses = info.get_entry_point(index);
+    let mut shared_bytes = 0u64;
+    let mut min_binding_bytes = Vec::new();
+    for (handle, var) in resolved.global_variables.iter() {
+        let layout = &layouter[var.ty];
         if var.space == naga::AddressSpace::WorkGroup {
-            let layout = &layouter[var.ty];
             let align = u64::from(layout.alignment.round_up(1));
-            bytes = bytes.div_ceil(align) * align + u64::from(layout.size);
+            shared_bytes = shared_bytes.div_ceil(align) * align + u64::from(layout.size);
+        }
+        let binding = var.binding.as_ref().filter(|b| b.group == 0);
+        if let Some(binding) = binding.filter(|_| !uses[handle].is_empty()) {
+            min_binding_bytes.push((binding.binding, u64::from(layout.size)));
         }
     }
-    Ok(bytes)
+    let workgroup_size = entry_point.workgroup_size;
+    Ok(Resolved {
+        shared_bytes,
+        workgroup_size,
+        min_binding_bytes,
+    })
+}
+
+/// The least bytes of each storage binding `0..storage` (0 where unused),
+/// after checking that the params struct at binding `storage` fits the
+/// `params_bytes` bound for the params the kernel declares (wgpu would
+/// otherwise refuse the whole batch at submission, not this kernel).
+fn storage_minimums(
+    label: &str,
+    storage: usize,
+    params_bytes: u64,
+    resolved: &Resolved,
+) -> Result<Vec<u64>> {
+    let mut minimums = vec![0u64; storage];
+    for &(binding, bytes) in &resolved.min_binding_bytes {
+        if let Some(least) = minimums.get_mut(binding as usize) {
+            *least = bytes;
+        } else if binding as usize == storage && bytes > params_bytes {
+            return Err(Error::InvalidArgument(format!(
+                "kernel '{label}': its params struct (binding {storage}) takes {bytes} bytes, \
+                 more than the {params_bytes} bytes of the params it declares; declare one \
+                 param per u32 field"
+            )));
+        }
+    }
+    Ok(minimums)
 }
 
 /// The bind group and pipeline layouts of one interface.
@@ -345,7 +426,9 @@ fn build_layout(gpu: &Gpu, bindings: &[Access], params_bytes: u64) -> Result<Lay
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Uniform,
             has_dynamic_offset: true,
-            min_binding_size: None,
+            // Pipelines whose params struct is larger fail to build here,
+            // not at submission (`storage_minimums` says why first).
+            min_binding_size: wgpu::BufferSize::new(params_bytes),
         },
         count: None,
     });

@@ -10,7 +10,10 @@
 //!   them and keeps them for `diagnostics` instead of panicking (wgpu's
 //!   default).
 //! - **Device loss** is recorded by the device-lost callback; from then on
-//!   every call returns [`Error::DeviceLost`] ([`Health::check`]).
+//!   every call returns [`Error::DeviceLost`] ([`Health::check`]). A batch
+//!   that wgpu refuses at submission counts as a loss too
+//!   ([`Health::batch_refused`]): the ops recorded in it returned `Ok` but
+//!   never ran.
 
 use rosetta_core::{Api, Error, Result};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -56,6 +59,20 @@ impl Health {
             Some(message) => Err(Error::lost(Api::Wgpu, message.clone())),
             None => Ok(()),
         }
+    }
+
+    /// wgpu refused a submitted batch (`error`) and dropped it, so ops that
+    /// returned `Ok` when they were recorded never ran: from now on every
+    /// call fails as if the device were lost, rather than reading their
+    /// outputs as results. (The launch checks keep invalid work out of
+    /// batches; this is the backstop.)
+    pub(crate) fn batch_refused(&self, error: &Error) {
+        let why = rosetta_core::error_chain(error);
+        tracing::error!("wgpu: a submitted batch was refused: {why}");
+        lock(&self.lost).get_or_insert(format!(
+            "a batch of recorded work was refused at submission and dropped ({why}); the ops \
+             recorded in it did not run, so this device takes no more work"
+        ));
     }
 
     /// The uncaptured errors since the last call (drained).

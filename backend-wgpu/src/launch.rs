@@ -1,13 +1,14 @@
-//! Recording one launch (checked by the checked layer, so nothing invalid
-//! reaches wgpu): the bind group of its buffers and params slot, the params
-//! staged in the arena, one dispatch in the recorder's open compute pass.
+//! Recording one launch (checked by the checked layer, and here against the
+//! binding sizes the shader needs, so nothing invalid reaches wgpu): the
+//! bind group of its buffers and params slot, the params staged in the
+//! arena, one dispatch in the recorder's open compute pass.
 
 use crate::bindings::BindGroups;
 use crate::compile::WgpuKernel;
 use crate::gpu::Gpu;
 use crate::memory::WgpuBuffer;
 use crate::queue::Recorder;
-use rosetta_core::{Launch, Result};
+use rosetta_core::{Error, Launch, Result};
 
 /// Record one dispatch of `kernel` into the pending batch.
 ///
@@ -25,6 +26,16 @@ pub(crate) unsafe fn record(
     buffers: &[&WgpuBuffer],
     params: &[u32],
 ) -> Result<()> {
+    for (binding, (buffer, &least)) in buffers.iter().zip(&kernel.min_binding_bytes).enumerate() {
+        if buffer.raw.size() < least {
+            return Err(Error::InvalidArgument(format!(
+                "kernel '{}': binding {binding} needs at least {least} bytes (its WGSL type), \
+                 the buffer bound has {}",
+                kernel.label,
+                buffer.raw.size()
+            )));
+        }
+    }
     let group = bind_groups.get_or_create(gpu, &kernel.layout, buffers, recorder.arena())?;
     let offset = recorder.stage_params(gpu, params, kernel.layout.params_bytes)?;
     // SAFETY: termination of this dispatch, with the params just staged at

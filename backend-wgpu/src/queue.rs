@@ -272,12 +272,19 @@ impl Recorder {
         let staged = std::mem::take(&mut self.staged);
         tracing::trace!(launches = self.launches, "wgpu: submitting a batch");
         self.launches = 0;
-        gpu.checked("wgpu::Queue::submit", || {
+        let submitted = gpu.checked("wgpu::Queue::submit", || {
             if !staged.is_empty() {
                 gpu.queue.write_buffer(&self.arena, 0, &staged);
             }
             gpu.queue.submit([encoder.finish()]);
-        })
+        });
+        if let Err(error) = &submitted {
+            // wgpu dropped the whole batch: ops that returned Ok when they
+            // were recorded did not run, and their outputs must never be
+            // read as results.
+            gpu.health.batch_refused(error);
+        }
+        submitted
     }
 
     /// Submit everything and wait until the device is idle.

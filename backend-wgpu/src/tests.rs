@@ -337,3 +337,103 @@ fn pass_ends_never_overwrite_a_held_mark() {
         );
     }
 }
+
+/// A WGSL kernel with the probe's interface (`input`, `output`, `counter`,
+/// params `n`, `add`) and the given declarations of `input` and `Params`.
+fn probe_like(input: &str, params: &str) -> std::sync::Arc<rosetta_core::KernelDef> {
+    let wgsl = format!(
+        "override GROUP_SIZE: u32 = 64u;\n\
+         struct Params {{ {params} }}\n\
+         @group(0) @binding(0) var<storage, read> input: {input};\n\
+         @group(0) @binding(1) var<storage, read_write> output: array<u32>;\n\
+         @group(0) @binding(2) var<storage, read_write> counter: array<atomic<u32>>;\n\
+         @group(0) @binding(3) var<uniform> params: Params;\n\
+         @compute @workgroup_size(GROUP_SIZE)\n\
+         fn probe(@builtin(local_invocation_index) lid: u32) {{\n\
+             if (lid < params.n) {{ output[lid] = input[lid] + params.add; }}\n\
+         }}\n"
+    );
+    rosetta_core::KernelDef::builder("probe")
+        .bindings([
+            rosetta_core::Access::Read,
+            rosetta_core::Access::ReadWrite,
+            rosetta_core::Access::ReadWrite,
+        ])
+        .params(["n", "add"])
+        .source(rosetta_core::Language::Wgsl, wgsl)
+        .build_arc()
+        .unwrap()
+}
+
+/// wgpu checks binding sizes only when a batch is submitted, and drops the
+/// whole batch when one fails: a kernel whose params struct or buffer types
+/// need more than it is given must be refused on its own, and the ops
+/// recorded before it must keep their results.
+#[test]
+fn binding_sizes_are_checked_before_the_batch() {
+    for (info, mut driver) in drivers(&DiskCache::at(temp_dir("binding-sizes"))) {
+        let input = upload(&mut driver, &[7; 64]);
+        let out = driver.alloc(256).unwrap();
+        let counter = driver.alloc(16).unwrap();
+        let probe_spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+        let probe_kernel = driver
+            .compile(&probe_spec, probe().require(Api::Wgpu).unwrap())
+            .unwrap();
+        // SAFETY: the probe with n = 64 stays inside 64 words of `input` and
+        // `out` and counter[0], and has no loop.
+        unsafe {
+            driver
+                .launch(
+                    &probe_kernel,
+                    &Launch::linear(1, 64, 256),
+                    &[&input, &out, &counter],
+                    &[64, 1],
+                )
+                .unwrap();
+        }
+        // A params struct larger than the two params declared.
+        let wide = probe_like("array<u32>", "n: u32, add: u32, more: vec4<u32>");
+        let spec = KernelSpec::new(&wide, &[("GROUP_SIZE", 64)]).unwrap();
+        let e = driver
+            .compile(&spec, wide.require(Api::Wgpu).unwrap())
+            .err();
+        assert!(
+            matches!(e, Some(rosetta_core::Error::InvalidArgument(_))),
+            "{}: {e:?}",
+            info.id()
+        );
+        // A fixed-size input of 128 words bound to a buffer of 64.
+        let fixed = probe_like("array<u32, 128>", "n: u32, add: u32");
+        let spec = KernelSpec::new(&fixed, &[("GROUP_SIZE", 64)]).unwrap();
+        let kernel = driver
+            .compile(&spec, fixed.require(Api::Wgpu).unwrap())
+            .unwrap();
+        // SAFETY: refused before it is recorded (and in bounds if it were).
+        let e = unsafe {
+            driver.launch(
+                &kernel,
+                &Launch::linear(1, 64, 0),
+                &[&input, &out, &counter],
+                &[64, 1],
+            )
+        }
+        .err();
+        assert!(
+            matches!(e, Some(rosetta_core::Error::InvalidArgument(_))),
+            "{}: {e:?}",
+            info.id()
+        );
+        // The probe recorded first still ran.
+        assert_eq!(
+            download(&mut driver, &out, 64),
+            probe_expected(&[7; 64], 64, 1),
+            "{}",
+            info.id()
+        );
+        driver.release_kernel(kernel);
+        driver.release_kernel(probe_kernel);
+        for buffer in [input, out, counter] {
+            driver.free(buffer);
+        }
+    }
+}

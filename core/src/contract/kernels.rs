@@ -100,6 +100,44 @@ pub(crate) fn probe_adding_twice() -> Result<Arc<KernelDef>> {
         .build_arc()
 }
 
+/// The probe with its workgroup size written as `size` instead of
+/// `GROUP_SIZE` in the languages that declare one (WGSL, GLSL, OpenCL C);
+/// CUDA and Rust, which take the size from the launch, are the probe's.
+pub(crate) fn probe_of_fixed_size(size: u32) -> Result<Arc<KernelDef>> {
+    let fixed = |text: &str, from: &str, to: String| {
+        assert!(text.contains(from), "the probe declares {from}");
+        text.replace(from, &to)
+    };
+    probe_interface()
+        .source(
+            Language::Wgsl,
+            fixed(
+                include_str!("probe.wgsl"),
+                "@workgroup_size(GROUP_SIZE)",
+                format!("@workgroup_size({size})"),
+            ),
+        )
+        .source(
+            Language::Glsl,
+            fixed(
+                include_str!("probe.comp"),
+                "layout(local_size_x_id = 0) in;",
+                format!("layout(local_size_x = {size}) in;"),
+            ),
+        )
+        .source(Language::Cuda, include_str!("probe.cu"))
+        .source(
+            Language::OpenCl,
+            fixed(
+                include_str!("probe.cl"),
+                "reqd_work_group_size(GROUP_SIZE, 1, 1)",
+                format!("reqd_work_group_size({size}, 1, 1)"),
+            ),
+        )
+        .cpu(probe_cpu(1))
+        .build_arc()
+}
+
 /// A kernel that fails to compile in every text language, naming
 /// `undefined_name`.
 pub fn broken() -> &'static Arc<KernelDef> {
@@ -146,6 +184,7 @@ mod tests {
         assert_eq!(super::probe().sources().languages().len(), 5);
         assert_eq!(super::broken().name(), "broken");
         assert!(super::probe_adding_twice().is_ok());
+        assert!(super::probe_of_fixed_size(32).is_ok());
         assert_eq!(super::probe_expected(&[1, 2, 3, 4], 2, 1), vec![3, 2, 5, 4]);
         assert_eq!(super::probe_expected(&[1, 2, 3], 2, 0), vec![2, 1, 0]);
     }

@@ -61,6 +61,14 @@ pub const CHECKS: &[(&str, Check)] = &[
         launches_over_limits_are_refused,
     ),
     ("foreign_handles_are_refused", foreign_handles_are_refused),
+    (
+        "workgroups_are_the_group_size",
+        workgroups_are_the_group_size,
+    ),
+    (
+        "byte_writes_change_only_their_bytes",
+        byte_writes_change_only_their_bytes,
+    ),
     ("timestamps_overlap", timestamps_overlap),
     ("marks_never_hold_back_work", marks_never_hold_back_work),
     (
@@ -138,6 +146,8 @@ macro_rules! contract_tests {
             missing_languages_are_unsupported,
             launches_over_limits_are_refused,
             foreign_handles_are_refused,
+            workgroups_are_the_group_size,
+            byte_writes_change_only_their_bytes,
             timestamps_overlap,
             marks_never_hold_back_work,
             devices_are_shareable_across_threads);
@@ -537,11 +547,12 @@ fn launches_over_limits_are_refused(
         })?;
     }
     let good = Launch::linear(1, 64, 256);
-    let cases: [(Launch, &[&Buffer], &[u32]); 5] = [
+    let cases: [(Launch, &[&Buffer], &[u32]); 6] = [
         (Launch::linear(1, 128, 256), &all, &[16, 0]), // not the built group size
         (good, &all[..2], &[16, 0]),                   // a buffer short
         (good, &all, &[16]),                           // a param short
-        (good, &[&a, &a, &c], &[16, 0]),               // one buffer twice
+        (good, &[&a, &a, &c], &[16, 0]),               // one buffer read and written
+        (good, &[&a, &b, &b], &[16, 0]),               // one buffer written twice
         (Launch::linear(0, 64, 256), &all, &[16, 0]),  // no workgroups
     ];
     for (launch, buffers, params) in cases {
@@ -554,6 +565,71 @@ fn launches_over_limits_are_refused(
     // A valid launch still works afterwards.
     ok(run_probe(device, &kernel, &a, &b, &c, 16, 0))?;
     ok(device.finish())
+}
+
+/// A kernel whose source declares another workgroup size than its
+/// `GROUP_SIZE` is refused (it would run every group with the wrong number
+/// of invocations), and the device works on; where the size comes from the
+/// launch (CUDA, Rust) it runs correctly.
+fn workgroups_are_the_group_size(
+    device: &Arc<dyn Backend>,
+    _: &dyn Fn() -> Vec<Arc<dyn Backend>>,
+) -> Result<(), String> {
+    let input: Vec<u32> = (0..128).collect();
+    let src = ok(Buffer::from_slice(device, &input))?;
+    let (dst, counter) = (ok(device.alloc(512))?, ok(device.alloc(16))?);
+    let def = ok(kernels::probe_of_fixed_size(32))?;
+    let spec = ok(KernelSpec::new(&def, &[("GROUP_SIZE", 64)]))?;
+    let outcome = device.compile(&spec).and_then(|kernel| {
+        run_probe(device, &kernel, &src, &dst, &counter, 128, 1)?;
+        dst.read::<u32>(128)
+    });
+    let expected = probe_expected(&input, 64, 1);
+    if matches!(device.info().api, Api::Wgpu | Api::Vulkan | Api::Opencl) {
+        ensure(matches!(outcome, Err(Error::InvalidArgument(_))), || {
+            format!("a kernel declaring 32 invocations, built for GROUP_SIZE 64: {outcome:?}")
+        })?;
+    } else {
+        ensure(outcome.as_ref().ok() == Some(&expected), || {
+            format!("the probe without a declared size: {outcome:?}")
+        })?;
+    }
+    let kernel = ok(probe_kernel(device, 64))?;
+    ok(run_probe(device, &kernel, &src, &dst, &counter, 128, 1))?;
+    ensure(ok(dst.read::<u32>(128))? == expected, || {
+        "the probe after a refused kernel".into()
+    })
+}
+
+/// `Buffer::write_bytes` changes exactly the bytes it is given, whatever
+/// their alignment; bytes past [`Buffer::bytes`] in the last word may be
+/// zeroed.
+fn byte_writes_change_only_their_bytes(
+    device: &Arc<dyn Backend>,
+    _: &dyn Fn() -> Vec<Arc<dyn Backend>>,
+) -> Result<(), String> {
+    let buffer = ok(Buffer::from_slice(device, &[0xAAu8; 23]))?;
+    let mut expected = vec![0xAAu8; 23];
+    for (offset, data) in [
+        (0usize, &[1u8, 2, 3][..]),
+        (5, &[9]),
+        (6, &[4, 5, 6, 7, 8, 9, 10]),
+        (13, &[11, 12]),
+        (16, &[]),
+        (20, &[13, 14, 15]),
+        (21, &[16]),
+    ] {
+        ok(buffer.write_bytes(offset as u64, data))?;
+        expected[offset..offset + data.len()].copy_from_slice(data);
+        let got = ok(buffer.read::<u8>(23))?;
+        ensure(got == expected, || {
+            format!("after writing {data:?} at byte {offset}: {got:?}, expected {expected:?}")
+        })?;
+    }
+    let past = buffer.write_bytes(buffer.capacity() - 1, &[1, 2]).err();
+    ensure(matches!(past, Some(Error::InvalidArgument(_))), || {
+        format!("a write past the capacity: {past:?}")
+    })
 }
 
 fn foreign_handles_are_refused(
