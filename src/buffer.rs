@@ -111,8 +111,8 @@ impl<T: Element> DeviceBuffer<T> {
         if self.buffer.tag() != other.buffer.tag() {
             return Err(rosetta_core::Error::ForeignHandle {
                 what: "buffer",
-                owner: other.device_info().id(),
-                device: self.device_info().id(),
+                owner: format!("{} {}", other.device_info().id(), other.buffer.tag()),
+                device: format!("{} {}", self.device_info().id(), self.buffer.tag()),
             }
             .into());
         }

@@ -82,7 +82,8 @@ impl Data {
 pub enum Expected {
     /// What the kernel's Rust version computes on the CPU backend.
     CpuVersion,
-    /// The contents of each binding after the launch (`None`: not checked).
+    /// The contents of each binding after the launch (`None`: not checked):
+    /// one entry per binding, at least one of them `Some`.
     Given(Vec<Option<Data>>),
 }
 
@@ -91,9 +92,11 @@ pub enum Expected {
 pub enum Tolerance {
     /// Bit-identical.
     Exact,
-    /// |got − expected| ≤ this.
+    /// |got − expected| ≤ this (equal values, infinities included, always
+    /// pass; NaN must meet NaN).
     Absolute(f64),
-    /// |got − expected| ≤ this · |expected| (NaN must meet NaN).
+    /// |got − expected| ≤ this · |expected| (equal values always pass; NaN
+    /// must meet NaN).
     Relative(f64),
 }
 
@@ -184,7 +187,21 @@ impl KernelTest {
             )));
         }
         let expected: Vec<Option<Data>> = match &self.expected {
-            Expected::Given(outputs) => outputs.clone(),
+            Expected::Given(outputs) => {
+                // A verdict must check something, and each expectation must
+                // belong to a binding.
+                if outputs.len() != self.buffers.len() || outputs.iter().all(Option::is_none) {
+                    return Err(Error::Usage(format!(
+                        "kernel '{}': Expected::Given needs one entry per binding ({}), at least \
+                         one of them Some; got {} entries, {} Some",
+                        self.spec.def().name(),
+                        self.buffers.len(),
+                        outputs.len(),
+                        outputs.iter().filter(|o| o.is_some()).count()
+                    )));
+                }
+                outputs.clone()
+            }
             Expected::CpuVersion => {
                 let cpu = rosetta_backend_cpu::discover()?.remove(0);
                 // SAFETY: passed on from this function's contract (the Rust
@@ -288,6 +305,10 @@ impl KernelTest {
                         let ok = match self.tolerance {
                             _ if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
                             Tolerance::Exact => a.to_bits() == b.to_bits(),
+                            // Equal values pass whatever the tolerance: an
+                            // infinity meets the same infinity (their
+                            // difference is NaN).
+                            _ if a == b => true,
                             Tolerance::Absolute(t) => err <= t,
                             Tolerance::Relative(t) => err <= t * f64::from(b).abs(),
                         };
@@ -317,5 +338,98 @@ impl KernelTest {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::workgroup::GlobalWord;
+    use rosetta_core::KernelDef;
+
+    /// A kernel with only a Rust version: word i of binding 0 becomes
+    /// +inf for even i and 1.0 for odd i, for i < n.
+    fn infinities() -> KernelTest {
+        let def = KernelDef::builder("infinities")
+            .bindings([Access::ReadWrite])
+            .params(["n"])
+            .cpu(|group, bindings| {
+                let out = bindings.write(0);
+                for lid in 0..group.size {
+                    let i = group.id[0] * group.size + lid;
+                    if i < group.params[0] {
+                        let value = if i % 2 == 0 { f32::INFINITY } else { 1.0 };
+                        out[i as usize].store_f32(value);
+                    }
+                }
+            })
+            .build_arc()
+            .unwrap();
+        KernelTest {
+            spec: KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap(),
+            launch: Launch::linear(1, 64, 0),
+            buffers: vec![Data::F32(vec![0.0; 64])],
+            params: vec![64],
+            expected: Expected::CpuVersion,
+            tolerance: Tolerance::Relative(1e-6),
+        }
+    }
+
+    fn cpu() -> Vec<Device> {
+        vec![Device::new(
+            rosetta_backend_cpu::discover().unwrap().remove(0),
+        )]
+    }
+
+    #[test]
+    fn equal_infinities_pass_under_every_tolerance() {
+        let expected: Vec<f32> = (0..64)
+            .map(|i| if i % 2 == 0 { f32::INFINITY } else { 1.0 })
+            .collect();
+        for tolerance in [
+            Tolerance::Exact,
+            Tolerance::Absolute(1e-3),
+            Tolerance::Relative(1e-6),
+        ] {
+            let test = KernelTest {
+                expected: Expected::Given(vec![Some(Data::F32(expected.clone()))]),
+                tolerance,
+                ..infinities()
+            };
+            // SAFETY: the kernel writes words 0..64 of its 256-byte buffer.
+            let report = unsafe { test.run(&cpu()) }.unwrap();
+            assert!(report.passed(), "{tolerance:?}: {}", report.render());
+            // A finite value where an infinity is expected still fails.
+            let mut wrong = expected.clone();
+            wrong[0] = f32::MAX;
+            let test = KernelTest {
+                expected: Expected::Given(vec![Some(Data::F32(wrong))]),
+                tolerance,
+                ..infinities()
+            };
+            // SAFETY: as above.
+            let report = unsafe { test.run(&cpu()) }.unwrap();
+            assert!(!report.passed(), "{tolerance:?}: {}", report.render());
+        }
+    }
+
+    #[test]
+    fn given_outputs_must_check_something_and_match_the_bindings() {
+        for given in [
+            vec![],
+            vec![None],
+            vec![Some(Data::F32(vec![0.0; 64])), None],
+        ] {
+            let test = KernelTest {
+                expected: Expected::Given(given.clone()),
+                ..infinities()
+            };
+            // SAFETY: refused before any launch.
+            let outcome = unsafe { test.run(&cpu()) };
+            assert!(
+                matches!(outcome, Err(Error::Usage(_))),
+                "{given:?}: {outcome:?}"
+            );
+        }
     }
 }

@@ -30,18 +30,34 @@ pub(crate) fn run(
     buffers: &[&CpuBuffer],
     params: &[u32],
 ) -> Result<()> {
+    // One lock per buffer: the checked layer lets a buffer fill several
+    // bindings where all of them are read-only, and those share its read
+    // guard (taking a second read lock on the same thread may deadlock).
     let mut guards = Vec::with_capacity(buffers.len());
-    for (buffer, access) in buffers.iter().zip(&kernel.bindings) {
+    let mut guard_of = Vec::with_capacity(buffers.len());
+    for (i, (buffer, access)) in buffers.iter().zip(&kernel.bindings).enumerate() {
+        if let Some(j) = (0..i).find(|&j| std::ptr::eq(buffers[j], *buffer)) {
+            guard_of.push(guard_of[j]);
+            continue;
+        }
+        guard_of.push(guards.len());
         guards.push(match access {
             Access::Read => Guard::Read(buffer.words.read().map_err(poisoned)?),
             Access::ReadWrite => Guard::Write(buffer.words.write().map_err(poisoned)?),
         });
     }
-    let slots = guards
+    let views: Vec<Binding<'_>> = guards
         .iter_mut()
         .map(|guard| match guard {
             Guard::Read(words) => Binding::Read(&words[..]),
             Guard::Write(words) => Binding::ReadWrite(as_atomics(&mut words[..])),
+        })
+        .collect();
+    let slots = guard_of
+        .iter()
+        .map(|&g| match &views[g] {
+            Binding::Read(words) => Binding::Read(words),
+            Binding::ReadWrite(words) => Binding::ReadWrite(words),
         })
         .collect();
     let bindings = Bindings::new(slots);

@@ -31,6 +31,13 @@ pub(crate) type Raw = Box<dyn Any + Send + Sync>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DeviceTag(u64);
 
+/// `#N`: what tells two openings of one device apart in messages.
+impl std::fmt::Display for DeviceTag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
 impl DeviceTag {
     /// A tag no other device of this process has.
     pub(crate) fn fresh() -> Self {
@@ -99,7 +106,8 @@ pub trait Backend: sealed::Sealed + Send + Sync {
     /// Enqueue one dispatch. `buffers` bind in the order of the kernel's
     /// bindings; `params` are its param words in order. The launch is checked
     /// against the device's limits and the kernel's interface (buffer and
-    /// param counts, no buffer bound twice, the `GROUP_SIZE` it was built
+    /// param counts, one buffer in two bindings only where both are read-only,
+    /// the `GROUP_SIZE` it was built
     /// for, every handle from this device) before it reaches the API.
     ///
     /// # Safety
@@ -233,25 +241,42 @@ impl Buffer {
         self.raw.as_ref()
     }
 
-    /// Overwrite bytes from `offset`, padding a length that is not a multiple
-    /// of 4 with zeros (for `u8` data).
+    /// Overwrite `data.len()` bytes from `offset`; no other byte of the
+    /// buffer changes. The APIs write whole 4-byte words, so a word that
+    /// `data` covers only in part is first read back where its other bytes
+    /// lie inside [`Buffer::bytes`] (a round trip to the device), and padded
+    /// with zeros where they lie past it (the end of `u8` data).
     pub fn write_bytes(&self, offset: u64, data: &[u8]) -> Result<()> {
         if data.is_empty() {
             return Ok(());
         }
-        let whole = data.len() / 4 * 4;
-        if whole > 0 {
-            self.backend.write(self, offset, &data[..whole])?;
+        let end = offset
+            .checked_add(data.len() as u64)
+            .filter(|&end| end <= self.capacity)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "writing {} bytes at byte {offset} of a buffer of {} bytes",
+                    data.len(),
+                    self.capacity
+                ))
+            })?;
+        let head = (offset % 4) as usize;
+        if head == 0 && end % 4 == 0 {
+            return self.backend.write(self, offset, data);
         }
-        if whole < data.len() {
-            let mut last = [0u8; 4];
-            last[..data.len() - whole].copy_from_slice(&data[whole..]);
-            let at = offset
-                .checked_add(whole as u64)
-                .ok_or_else(|| Error::InvalidArgument("write offset overflows".into()))?;
-            self.backend.write(self, at, &last)?;
+        // The whole words the range touches, with the partial ones merged.
+        let start = offset - head as u64;
+        let stop = end.div_ceil(4) * 4;
+        let mut words = vec![0u8; (stop - start) as usize];
+        if head != 0 {
+            self.backend.read(self, start, &mut words[..4])?;
         }
-        Ok(())
+        let last = words.len() - 4;
+        if end % 4 != 0 && end < self.bytes && (head == 0 || last != 0) {
+            self.backend.read(self, stop - 4, &mut words[last..])?;
+        }
+        words[head..head + data.len()].copy_from_slice(data);
+        self.backend.write(self, start, &words)
     }
 
     /// Overwrite the start of the buffer with `data`.

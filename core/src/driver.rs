@@ -90,7 +90,8 @@ pub trait Driver: Send + 'static {
     /// # Safety
     /// The checked layer guarantees: `kernel` and every buffer came from this
     /// driver and are live; `buffers.len()` and `params.len()` match the
-    /// kernel's bindings and params; no buffer is bound twice; the launch is
+    /// kernel's bindings and params; a buffer fills two bindings only where
+    /// both are read-only; the launch is
     /// within the device's limits, not empty, and its `group_size` is the
     /// kernel's `GROUP_SIZE`. Its caller (ultimately an `unsafe` launch of the
     /// program) guarantees that the kernel stays inside the bound buffers'

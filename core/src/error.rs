@@ -54,14 +54,15 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
-    /// A buffer, kernel or timestamp used on a device that did not make it.
+    /// A buffer, kernel or timestamp used on a device that did not make it
+    /// (another device, or another opening of the same one).
     #[error("{what} made on device {owner} used on device {device}")]
     ForeignHandle {
         /// `buffer`, `kernel` or `timestamp`.
         what: &'static str,
-        /// The device that made it.
+        /// The device that made it: its id and the `#N` of its opening.
         owner: String,
-        /// The device it was given to.
+        /// The device it was given to, likewise.
         device: String,
     },
 

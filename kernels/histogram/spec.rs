@@ -177,7 +177,14 @@ fn check_range(lo: f64, hi: f64, bins: u32) -> Result<()> {
         return invalid("the ends must be finite f32 values");
     }
     if lo32 >= hi32 {
-        return invalid("the range is empty or reversed (as f32)");
+        // Ends that differ in f64 but round to one f32 (a range of equal
+        // ends widened by ±0.5 at magnitudes past 2^23, say) are a range too
+        // narrow, not a reversed one.
+        return invalid(if lo < hi {
+            "too narrow for its bins (both ends round to one f32 value)"
+        } else {
+            "the range is empty or reversed"
+        });
     }
     // `bins + 1` distinct edges need as many f32 values in [lo, hi]: keys
     // count them (−0 and +0 share one).
@@ -338,7 +345,11 @@ mod tests {
         let HistogramInput::F32 { lo, hi } = HistogramInput::f32_range(1e8, 1e8) else {
             unreachable!()
         };
-        assert!(check_range(lo, hi, 4).is_err());
+        let e = check_range(lo, hi, 4).unwrap_err().to_string();
+        assert!(e.contains("too narrow for its bins"), "{e}");
+        // A reversed range is called that.
+        let e = check_range(2.0, 1.0, 4).unwrap_err().to_string();
+        assert!(e.contains("empty or reversed"), "{e}");
     }
 
     fn f32_spec(lo: f64, hi: f64, bins: u32) -> HistogramSpec {

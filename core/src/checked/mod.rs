@@ -23,7 +23,7 @@ use crate::caps::DeviceInfo;
 use crate::device::{sealed, Backend, Buffer, Clock, DeviceTag, Kernel, PoolStats, Raw, Timestamp};
 use crate::driver::Driver;
 use crate::error::{check_limit, Error, Result};
-use crate::kernel::KernelSpec;
+use crate::kernel::{Access, KernelSpec};
 use crate::launch::{check_byte_range, Launch};
 use cache::KernelCache;
 use pool::{size_class, Pool};
@@ -95,22 +95,24 @@ impl<D: Driver> Checked<D> {
             .ok_or_else(|| Error::Internal("the device is being dropped".into()))
     }
 
-    fn foreign(&self, what: &'static str, owner: DeviceTag) -> Error {
+    /// A handle of the device opened as `owner_tag` (`owner`: its id, where
+    /// known) used on this one.
+    fn foreign(&self, what: &'static str, owner: Option<String>, owner_tag: DeviceTag) -> Error {
         Error::ForeignHandle {
             what,
-            owner: format!("#{owner:?}"),
-            device: format!("{} (#{:?})", self.info.id(), self.tag),
+            owner: match owner {
+                Some(id) => format!("{id} {owner_tag}"),
+                None => owner_tag.to_string(),
+            },
+            device: format!("{} {}", self.info.id(), self.tag),
         }
     }
 
     /// The driver's buffer behind a handle of this device.
     fn raw_buffer<'a>(&self, buffer: &'a Buffer) -> Result<&'a D::Buffer> {
         if buffer.tag() != self.tag {
-            return Err(Error::ForeignHandle {
-                what: "buffer",
-                owner: buffer.backend().info().id(),
-                device: self.info.id(),
-            });
+            let owner = buffer.backend().info().id();
+            return Err(self.foreign("buffer", Some(owner), buffer.tag()));
         }
         buffer
             .raw()
@@ -120,11 +122,8 @@ impl<D: Driver> Checked<D> {
 
     fn raw_kernel<'a>(&self, kernel: &'a Kernel) -> Result<&'a D::Kernel> {
         if kernel.tag() != self.tag {
-            return Err(Error::ForeignHandle {
-                what: "kernel",
-                owner: kernel.backend().info().id(),
-                device: self.info.id(),
-            });
+            let owner = kernel.backend().info().id();
+            return Err(self.foreign("kernel", Some(owner), kernel.tag()));
         }
         kernel
             .raw()
@@ -134,7 +133,7 @@ impl<D: Driver> Checked<D> {
 
     fn mark<'a>(&self, stamp: &'a Timestamp) -> Result<Option<&'a D::Mark>> {
         if stamp.tag != self.tag {
-            return Err(self.foreign("timestamp", stamp.tag));
+            return Err(self.foreign("timestamp", None, stamp.tag));
         }
         match &stamp.mark {
             None => Ok(None),
@@ -330,12 +329,19 @@ impl<D: Driver> Backend for Checked<D> {
             .iter()
             .map(|b| self.raw_buffer(b))
             .collect::<Result<Vec<_>>>()?;
-        if (1..buffers.len()).any(|i| {
-            buffers[..i]
-                .iter()
-                .any(|b| b.serial() == buffers[i].serial())
-        }) {
-            return wrong("has one buffer bound twice".into());
+        // One buffer may fill several bindings only where all of them are
+        // read-only (squaring a matrix): a written binding that aliases
+        // another would race with it.
+        let accesses = def.bindings();
+        for i in 1..buffers.len() {
+            if let Some(j) = (0..i).find(|&j| buffers[j].serial() == buffers[i].serial()) {
+                if accesses[i] != Access::Read || accesses[j] != Access::Read {
+                    return wrong(format!(
+                        "has one buffer bound to bindings {j} and {i}; a buffer may fill \
+                         several bindings only where all of them are read-only"
+                    ));
+                }
+            }
         }
         launch.validate(&self.info.caps)?;
         if launch.group_size != spec.group_size() {
