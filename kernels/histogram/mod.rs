@@ -54,7 +54,10 @@
 //!   with `lo`, `hi` and the edges compares `ordered_key`s of the bits (see
 //!   `reduce/mod.rs`), so devices that flush subnormals still bin exactly;
 //!   only the guess is float arithmetic. This gives exactly numpy's bin (see
-//!   [`histogram_edges`]).
+//!   [`histogram_edges`]) wherever `hi − lo` is a finite f32; for ranges
+//!   wider than f32's largest value (say `[-3.4e38, 3.4e38]`) numpy's own
+//!   float32 arithmetic overflows and can put a value lying exactly on an
+//!   edge in the bin below, while rosetta keeps the edges' rule.
 //!
 //! # Ranges and limits (issue 10)
 //! - A range too narrow for its bins — numpy raises "Too many bins for data
