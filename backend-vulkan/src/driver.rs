@@ -56,6 +56,7 @@ impl VulkanDriver {
         let Some(parts) = self.parts.as_mut() else {
             return Err(Error::Internal("vulkan: a call on a closing device".into()));
         };
+        parts.queue.usable()?;
         if self.exclusive {
             live::serialized(|| f(parts))
         } else {

@@ -13,7 +13,7 @@ use crate::vk::batch::Batch;
 use crate::vk::device::{Device, Queue as DeviceQueue};
 use crate::vk::error::internal;
 use crate::vk::memory::Buffer;
-use rosetta_core::Result;
+use rosetta_core::{Api, Error, Result};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -43,6 +43,10 @@ pub(crate) struct Queue {
     in_flight: VecDeque<Entry>,
     idle: Vec<Batch>,
     queue: DeviceQueue,
+    /// Why a batch could not be submitted, once one could not: its
+    /// commands never ran, though the calls that recorded them returned
+    /// `Ok`, so the device takes no more work (see [`Queue::usable`]).
+    refused: Option<String>,
 }
 
 impl Queue {
@@ -53,6 +57,17 @@ impl Queue {
             in_flight: VecDeque::new(),
             idle: Vec::new(),
             queue,
+            refused: None,
+        }
+    }
+
+    /// `Err(DeviceLost)` once a batch could not be submitted: the outputs of
+    /// the commands recorded in it (ops that returned `Ok`) were never
+    /// written, and must not be read back as results.
+    pub(crate) fn usable(&self) -> Result<()> {
+        match &self.refused {
+            Some(why) => Err(Error::lost(Api::Vulkan, why.clone())),
+            None => Ok(()),
         }
     }
 
@@ -160,6 +175,12 @@ impl Queue {
                     self.idle.push(entry.batch);
                 }
                 // Otherwise the batch is broken: dropping it waits for it.
+                let why = e.chain();
+                tracing::error!("vulkan: a batch could not be submitted: {why}");
+                self.refused.get_or_insert(format!(
+                    "a batch of recorded work could not be submitted ({why}); the ops recorded \
+                     in it did not run, so this device takes no more work"
+                ));
                 Err(e)
             }
         }

@@ -66,6 +66,44 @@ impl WgpuDriver {
     }
 }
 
+#[cfg(test)]
+impl WgpuDriver {
+    /// Record a dispatch as `launch` does, without the binding-size checks:
+    /// for tests of what happens when wgpu refuses a batch anyway.
+    ///
+    /// # Safety
+    /// As [`Driver::launch`].
+    pub(crate) unsafe fn record_unchecked(
+        &mut self,
+        kernel: &WgpuKernel,
+        launch: &Launch,
+        buffers: &[&WgpuBuffer],
+        params: &[u32],
+    ) -> Result<()> {
+        let group = self.bind_groups.get_or_create(
+            &self.gpu,
+            &kernel.layout,
+            buffers,
+            self.recorder.arena(),
+        )?;
+        let offset = self
+            .recorder
+            .stage_params(&self.gpu, params, kernel.layout.params_bytes)?;
+        // SAFETY: passed on from this function's contract.
+        unsafe {
+            self.recorder.dispatch(
+                &self.gpu,
+                &kernel.label,
+                &kernel.pipeline,
+                &group,
+                offset,
+                launch.groups,
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Driver for WgpuDriver {
     type Buffer = WgpuBuffer;
     type Kernel = WgpuKernel;

@@ -437,3 +437,45 @@ fn binding_sizes_are_checked_before_the_batch() {
         }
     }
 }
+
+/// The backstop: a batch wgpu refuses at submission (here a dispatch
+/// recorded past the binding-size check) loses the ops recorded before it,
+/// so the device must refuse further work rather than let their outputs be
+/// read back as results (they read as zeros).
+#[test]
+fn a_refused_batch_loses_the_device_not_the_results() {
+    for (info, mut driver) in drivers(&DiskCache::at(temp_dir("refused-batch"))) {
+        let input = upload(&mut driver, &[7; 64]);
+        let out = driver.alloc(256).unwrap();
+        let counter = driver.alloc(16).unwrap();
+        let probe_spec = KernelSpec::new(probe(), &[("GROUP_SIZE", 64)]).unwrap();
+        let probe_kernel = driver
+            .compile(&probe_spec, probe().require(Api::Wgpu).unwrap())
+            .unwrap();
+        let fixed = probe_like("array<u32, 128>", "n: u32, add: u32");
+        let spec = KernelSpec::new(&fixed, &[("GROUP_SIZE", 64)]).unwrap();
+        let kernel = driver
+            .compile(&spec, fixed.require(Api::Wgpu).unwrap())
+            .unwrap();
+        let launch = Launch::linear(1, 64, 256);
+        // SAFETY: the probe with n = 64 stays inside 64 words of `input` and
+        // `out` and counter[0]; the second kernel reads input[0..64] only
+        // (wgpu refuses its binding of 64 words for 128 before it runs).
+        unsafe {
+            driver
+                .launch(&probe_kernel, &launch, &[&input, &out, &counter], &[64, 1])
+                .unwrap();
+            driver
+                .record_unchecked(&kernel, &launch, &[&input, &out, &counter], &[64, 1])
+                .unwrap();
+        }
+        let mut bytes = vec![0u8; 256];
+        assert!(driver.read(&out, 0, &mut bytes).is_err(), "{}", info.id());
+        let again = driver.read(&out, 0, &mut bytes);
+        assert!(
+            matches!(again, Err(rosetta_core::Error::DeviceLost { .. })),
+            "{}: {again:?}",
+            info.id()
+        );
+    }
+}
