@@ -77,7 +77,7 @@ impl Compiler {
         let options = self.options(spec);
         let key = self.key(spec, &options);
         if let Some(function) = self.load_cached(stream, &key, &name, &label) {
-            return CudaKernel::new(function, def.dynamic_shared(), label);
+            return CudaKernel::new(function, def, label);
         }
         let started = Instant::now();
         let image = self
@@ -97,7 +97,7 @@ impl Compiler {
             LoadError::Driver(e) => errors::load(label.clone(), def.name(), image.log(), e),
         })?;
         self.disk.put(&key, image.bytes());
-        CudaKernel::new(function, def.dynamic_shared(), label)
+        CudaKernel::new(function, def, label)
     }
 
     /// NVRTC's options for `spec` on this device.

@@ -3,7 +3,7 @@
 
 use crate::gpu::Function;
 use crate::sys::driver::CUfunction_attribute;
-use rosetta_core::{Error, Result};
+use rosetta_core::{Error, KernelDef, Result};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// What the driver's `compile` returns and `launch` runs.
@@ -22,13 +22,15 @@ pub(crate) struct CudaKernel {
 }
 
 impl CudaKernel {
-    /// Wrap a loaded function, reading its dynamic shared memory limit.
-    pub(crate) fn new(function: Function, dynamic_shared: bool, label: String) -> Result<Self> {
+    /// Wrap a loaded function of `def`, checking its parameters against
+    /// `def`'s interface and reading its dynamic shared memory limit.
+    pub(crate) fn new(function: Function, def: &KernelDef, label: String) -> Result<Self> {
+        check_parameters(&function, def, &label)?;
         let limit = function
             .attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
         Ok(CudaKernel {
             function,
-            dynamic_shared,
+            dynamic_shared: def.dynamic_shared(),
             label,
             dynamic_limit: AtomicU32::new(u32::try_from(limit).unwrap_or(0)),
         })
@@ -63,4 +65,29 @@ impl CudaKernel {
         self.dynamic_limit.fetch_max(bytes, Ordering::Relaxed);
         Ok(())
     }
+}
+
+/// A launch passes one 8-byte pointer per buffer binding, then one 32-bit
+/// word per param: a kernel whose parameters differ (a param more or less,
+/// a 64-bit one) would read its arguments as something else, silently. So
+/// where the driver lists a kernel's parameters, they must be exactly that.
+fn check_parameters(function: &Function, def: &KernelDef, label: &str) -> Result<()> {
+    let Some(sizes) = function.parameter_sizes()? else {
+        tracing::debug!(kernel = %label, "cuda: the driver cannot list parameters; unchecked");
+        return Ok(());
+    };
+    let expected: Vec<usize> = std::iter::repeat_n(8, def.bindings().len())
+        .chain(std::iter::repeat_n(4, def.params().len()))
+        .collect();
+    if sizes != expected {
+        return Err(Error::InvalidArgument(format!(
+            "kernel '{label}' takes {} parameters of {sizes:?} bytes; its interface has {} \
+             buffers and {} params, passed as {expected:?} (a pointer per buffer, then a \
+             32-bit word per param)",
+            sizes.len(),
+            def.bindings().len(),
+            def.params().len()
+        )));
+    }
+    Ok(())
 }

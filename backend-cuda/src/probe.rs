@@ -61,6 +61,9 @@ const NVRTC_NAMES: &[&str] = &[
 pub(crate) struct DriverLibrary {
     /// The name or path it was loaded by.
     pub(crate) path: String,
+    /// It exports `cuFuncGetParamInfo` (CUDA 12.4 and later), so compiled
+    /// kernels' parameters can be checked against their interface.
+    pub(crate) param_info: bool,
     _library: Library,
 }
 
@@ -93,6 +96,7 @@ pub(crate) fn driver() -> Result<&'static DriverLibrary, String> {
                     tracing::debug!(%path, "cuda: driver library loaded");
                     Ok(DriverLibrary {
                         path,
+                        param_info: library::has_symbol(&library, "cuFuncGetParamInfo"),
                         _library: library,
                     })
                 }

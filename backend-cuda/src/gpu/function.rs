@@ -75,6 +75,27 @@ impl Function {
         unsafe { driver::func_get_attribute(self.raw, attribute) }.map_err(errors::driver)
     }
 
+    /// The size of each of the kernel's parameters, in order, where the
+    /// driver can tell (`cuFuncGetParamInfo`, CUDA 12.4 and later); `None`
+    /// where it cannot.
+    pub(crate) fn parameter_sizes(&self) -> Result<Option<Vec<usize>>> {
+        if !crate::probe::driver().is_ok_and(|d| d.param_info) {
+            return Ok(None);
+        }
+        self.stream.bind()?;
+        let mut sizes = Vec::new();
+        // A kernel has at most 32 764 bytes of parameters (CUDA 12.1), so
+        // far fewer than 2^16 of them.
+        for index in 0..1 << 16 {
+            // SAFETY: as in `attribute`; the probe found the symbol.
+            match unsafe { driver::func_param_size(self.raw, index) }.map_err(errors::driver)? {
+                Some(size) => sizes.push(size),
+                None => return Ok(Some(sizes)),
+            }
+        }
+        Ok(None)
+    }
+
     /// Set one of the kernel's attributes (the driver checks the value).
     pub(crate) fn set_attribute(&self, attribute: CUfunction_attribute, value: i32) -> Result<()> {
         self.stream.bind()?;

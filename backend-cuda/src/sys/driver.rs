@@ -503,6 +503,29 @@ pub(crate) unsafe fn func_get_attribute(
     Ok(value)
 }
 
+/// `cuFuncGetParamInfo` (CUDA 12.4 and later): the size of parameter
+/// `index` of `function`, or `None` past its last parameter.
+///
+/// # Safety
+/// `function` belongs to a loaded module whose context is current, and the
+/// driver exports the symbol (`probe::DriverLibrary::param_info`): cudarc
+/// panics on a missing one.
+pub(crate) unsafe fn func_param_size(
+    function: CUfunction,
+    index: usize,
+) -> Result<Option<usize>, CuError> {
+    let (mut offset, mut size) = (0usize, 0usize);
+    // SAFETY: writes two size_t through valid out-pointers; the caller
+    // guarantees the function and the symbol.
+    let code = unsafe { sys::cuFuncGetParamInfo(function, index, &mut offset, &mut size) };
+    if code == CUresult::CUDA_ERROR_INVALID_VALUE {
+        // The index is past the last parameter.
+        return Ok(None);
+    }
+    check("cuFuncGetParamInfo", code)?;
+    Ok(Some(size))
+}
+
 /// `cuFuncSetAttribute`.
 ///
 /// # Safety

@@ -138,6 +138,54 @@ pub(crate) fn probe_of_fixed_size(size: u32) -> Result<Arc<KernelDef>> {
         .build_arc()
 }
 
+/// The probe with more parameter data in its source than its interface
+/// declares (two params): a `vec4` more in WGSL's and GLSL's params block,
+/// a third word in CUDA and OpenCL C; the Rust version reads a third param.
+pub(crate) fn probe_with_more_params() -> Result<Arc<KernelDef>> {
+    let more = |text: &str, from: &str, to: &str| {
+        assert!(text.contains(from), "the probe declares {from}");
+        text.replace(from, to)
+    };
+    probe_interface()
+        .source(
+            Language::Wgsl,
+            more(
+                include_str!("probe.wgsl"),
+                "    add: u32,\n}",
+                "    add: u32,\n    more: vec4<u32>,\n}",
+            ),
+        )
+        .source(
+            Language::Glsl,
+            more(
+                include_str!("probe.comp"),
+                "{ uint n; uint add; }",
+                "{ uint n; uint add; uint more[4]; }",
+            ),
+        )
+        .source(
+            Language::Cuda,
+            more(
+                include_str!("probe.cu"),
+                "unsigned int n, unsigned int add)",
+                "unsigned int n, unsigned int add, unsigned int more)",
+            ),
+        )
+        .source(
+            Language::OpenCl,
+            more(
+                include_str!("probe.cl"),
+                "uint n, uint add)",
+                "uint n, uint add, uint more)",
+            ),
+        )
+        .cpu(|group, bindings| {
+            let more = group.params[2];
+            bindings.write(1)[0].store_u32(more);
+        })
+        .build_arc()
+}
+
 /// A kernel that fails to compile in every text language, naming
 /// `undefined_name`.
 pub fn broken() -> &'static Arc<KernelDef> {
@@ -185,6 +233,7 @@ mod tests {
         assert_eq!(super::broken().name(), "broken");
         assert!(super::probe_adding_twice().is_ok());
         assert!(super::probe_of_fixed_size(32).is_ok());
+        assert!(super::probe_with_more_params().is_ok());
         assert_eq!(super::probe_expected(&[1, 2, 3, 4], 2, 1), vec![3, 2, 5, 4]);
         assert_eq!(super::probe_expected(&[1, 2, 3], 2, 0), vec![2, 1, 0]);
     }

@@ -65,6 +65,7 @@ pub const CHECKS: &[(&str, Check)] = &[
         "workgroups_are_the_group_size",
         workgroups_are_the_group_size,
     ),
+    ("parameters_are_the_interface", parameters_are_the_interface),
     (
         "byte_writes_change_only_their_bytes",
         byte_writes_change_only_their_bytes,
@@ -147,6 +148,7 @@ macro_rules! contract_tests {
             launches_over_limits_are_refused,
             foreign_handles_are_refused,
             workgroups_are_the_group_size,
+            parameters_are_the_interface,
             byte_writes_change_only_their_bytes,
             timestamps_overlap,
             marks_never_hold_back_work,
@@ -599,6 +601,34 @@ fn workgroups_are_the_group_size(
     ensure(ok(dst.read::<u32>(128))? == expected, || {
         "the probe after a refused kernel".into()
     })
+}
+
+/// A kernel whose source takes more parameter data than its interface
+/// declares is refused on every API (at compile time where the API can
+/// tell, else at launch), never run with arguments it reads as something
+/// else; the device works on.
+fn parameters_are_the_interface(
+    device: &Arc<dyn Backend>,
+    _: &dyn Fn() -> Vec<Arc<dyn Backend>>,
+) -> Result<(), String> {
+    let input: Vec<u32> = (0..64).collect();
+    let src = ok(Buffer::from_slice(device, &input))?;
+    let (dst, counter) = (ok(device.alloc(256))?, ok(device.alloc(16))?);
+    let def = ok(kernels::probe_with_more_params())?;
+    let spec = ok(KernelSpec::new(&def, &[("GROUP_SIZE", 64)]))?;
+    let outcome = device.compile(&spec).and_then(|kernel| {
+        run_probe(device, &kernel, &src, &dst, &counter, 64, 1)?;
+        device.finish()
+    });
+    ensure(outcome.is_err(), || {
+        "a kernel taking more params than its interface ran".into()
+    })?;
+    let kernel = ok(probe_kernel(device, 64))?;
+    ok(run_probe(device, &kernel, &src, &dst, &counter, 64, 1))?;
+    ensure(
+        ok(dst.read::<u32>(64))? == probe_expected(&input, 64, 1),
+        || "the probe after a refused kernel".into(),
+    )
 }
 
 /// `Buffer::write_bytes` changes exactly the bytes it is given, whatever
