@@ -80,27 +80,18 @@ impl WgpuDriver {
         buffers: &[&WgpuBuffer],
         params: &[u32],
     ) -> Result<()> {
-        let group = self.bind_groups.get_or_create(
-            &self.gpu,
-            &kernel.layout,
-            buffers,
-            self.recorder.arena(),
-        )?;
-        let offset = self
-            .recorder
-            .stage_params(&self.gpu, params, kernel.layout.params_bytes)?;
         // SAFETY: passed on from this function's contract.
         unsafe {
-            self.recorder.dispatch(
+            crate::launch::record_unchecked(
                 &self.gpu,
-                &kernel.label,
-                &kernel.pipeline,
-                &group,
-                offset,
-                launch.groups,
-            );
+                &mut self.recorder,
+                &mut self.bind_groups,
+                kernel,
+                launch,
+                buffers,
+                params,
+            )
         }
-        Ok(())
     }
 }
 

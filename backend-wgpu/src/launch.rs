@@ -36,6 +36,24 @@ pub(crate) unsafe fn record(
             )));
         }
     }
+    // SAFETY: passed on from this function's contract.
+    unsafe { record_unchecked(gpu, recorder, bind_groups, kernel, launch, buffers, params) }
+}
+
+/// [`record`] without the binding-size checks (which keep wgpu from
+/// refusing the batch at submission); tests call it to reach that refusal.
+///
+/// # Safety
+/// As [`record`].
+pub(crate) unsafe fn record_unchecked(
+    gpu: &Gpu,
+    recorder: &mut Recorder,
+    bind_groups: &mut BindGroups,
+    kernel: &WgpuKernel,
+    launch: &Launch,
+    buffers: &[&WgpuBuffer],
+    params: &[u32],
+) -> Result<()> {
     let group = bind_groups.get_or_create(gpu, &kernel.layout, buffers, recorder.arena())?;
     let offset = recorder.stage_params(gpu, params, kernel.layout.params_bytes)?;
     // SAFETY: termination of this dispatch, with the params just staged at
