@@ -55,6 +55,19 @@ impl std::fmt::Debug for Error {
 }
 
 impl Error {
+    /// Sort the error into what a caller can act on: a device error's own
+    /// [`rosetta_core::ErrorKind`]; selectors, bad files and usage are
+    /// `Usage`, I/O is a `Failure`.
+    pub fn kind(&self) -> rosetta_core::ErrorKind {
+        match self {
+            Error::Device(e) => e.kind(),
+            Error::NoDevice { .. } | Error::BadFile { .. } | Error::Usage(_) => {
+                rosetta_core::ErrorKind::Usage
+            }
+            Error::Io { .. } => rosetta_core::ErrorKind::Failure,
+        }
+    }
+
     /// True for errors caused by what the caller asked for (CLI exit code 2),
     /// false for failures of a device, a file write or the environment (1).
     pub fn is_usage(&self) -> bool {
@@ -97,6 +110,14 @@ mod tests {
             "/nonexistent/o.npy: folder /nonexistent does not exist"
         );
         assert!(!e.is_usage());
+        assert_eq!(e.kind(), crate::ErrorKind::Failure);
+        let limit = Error::Device(rosetta_core::Error::ExceedsLimit {
+            what: "workgroup size",
+            requested: 2048,
+            limit: 1024,
+        });
+        assert_eq!(limit.kind(), crate::ErrorKind::Device);
+        assert_eq!(Error::Usage("x".into()).kind(), crate::ErrorKind::Usage);
         // What `fn main() -> rosetta::Result<()>` prints.
         assert_eq!(format!("{e:?}"), e.chain());
         let none = Error::NoDevice {

@@ -42,8 +42,8 @@ pub use discovery::{discover, ApiEntry, ApiStatus, Discovery};
 pub use error::{Error, Result};
 pub use machine::Machine;
 pub use rosetta_core::{
-    Access, Api, Capabilities, Clock, DeviceInfo, DeviceType, Elem, Element, KernelDef, KernelSpec,
-    Language, Launch,
+    Access, Api, Capabilities, Clock, DeviceInfo, DeviceType, Elem, Element, ErrorKind, KernelDef,
+    KernelSpec, Language, Launch,
 };
 pub use rosetta_kernels::conv1d::Conv1dSpec;
 pub use rosetta_kernels::conv2d::{Border, Conv2dSpec};

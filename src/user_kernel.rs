@@ -66,12 +66,22 @@ impl Data {
         }
     }
 
+    /// Compared under the tolerance (f32), rather than exactly.
+    fn is_float(&self) -> bool {
+        matches!(self, Data::F32(_))
+    }
+
     /// The same kind of data holding `bytes`.
     fn like(&self, bytes: &[u8]) -> Data {
         match self {
             Data::F32(_) => Data::F32(bytemuck::pod_collect_to_vec(bytes)),
             Data::I32(_) => Data::I32(bytemuck::pod_collect_to_vec(bytes)),
-            Data::U32(_) | Data::Zeros { .. } => Data::U32(bytemuck::pod_collect_to_vec(bytes)),
+            Data::U32(_) => Data::U32(bytemuck::pod_collect_to_vec(bytes)),
+            // Words where they are whole, else bytes (never padded).
+            Data::Zeros { .. } if bytes.len().is_multiple_of(4) => {
+                Data::U32(bytemuck::pod_collect_to_vec(bytes))
+            }
+            Data::Zeros { .. } => Data::U8(bytes.to_vec()),
             Data::U8(_) => Data::U8(bytes.to_vec()),
         }
     }
@@ -90,7 +100,7 @@ pub enum Expected {
 /// How close f32 outputs must be (integers and bytes are always exact).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Tolerance {
-    /// Bit-identical.
+    /// Bit-identical (NaNs too: payload and sign).
     Exact,
     /// |got − expected| ≤ this (equal values, infinities included, always
     /// pass; NaN must meet NaN).
@@ -178,6 +188,20 @@ impl KernelTest {
     /// language it has, and in its Rust version when the reference is
     /// [`Expected::CpuVersion`].
     pub unsafe fn run(&self, devices: &[Device]) -> Result<KernelReport> {
+        let usage = |why: String| {
+            Err(Error::Usage(format!(
+                "kernel '{}': {why}",
+                self.spec.def().name()
+            )))
+        };
+        match self.tolerance {
+            Tolerance::Absolute(t) | Tolerance::Relative(t) if !(t.is_finite() && t >= 0.0) => {
+                return usage(format!(
+                    "a tolerance must be finite and at least 0, got {t}"
+                ));
+            }
+            _ => {}
+        }
         if self.buffers.len() != self.spec.def().bindings().len() {
             return Err(Error::Usage(format!(
                 "kernel '{}' has {} bindings, the test gives {} buffers",
@@ -199,6 +223,19 @@ impl KernelTest {
                         outputs.len(),
                         outputs.iter().filter(|o| o.is_some()).count()
                     )));
+                }
+                for (i, (given, buffer)) in outputs.iter().zip(&self.buffers).enumerate() {
+                    if given
+                        .as_ref()
+                        .is_some_and(|g| g.is_float() != buffer.is_float())
+                    {
+                        return usage(format!(
+                            "binding {i} holds {} data, its expectation {} (f32 is compared \
+                             under the tolerance, other kinds exactly, so the kinds must agree)",
+                            if buffer.is_float() { "f32" } else { "integer" },
+                            if buffer.is_float() { "integers" } else { "f32" },
+                        ));
+                    }
                 }
                 outputs.clone()
             }
@@ -284,6 +321,17 @@ impl KernelTest {
         max_error: &mut Option<f64>,
     ) -> Result<(), String> {
         let accesses = self.spec.def().bindings();
+        // A read-only binding must come back as it went in, whatever the
+        // reference: a kernel that writes one breaks its own interface
+        // (and the aliasing of read-only bindings), even where the
+        // reference's Rust version does not.
+        for (i, (g, initial)) in got.iter().zip(&self.buffers).enumerate() {
+            if accesses.get(i) == Some(&Access::Read) && g.bytes() != initial.bytes() {
+                return Err(format!(
+                    "binding {i} is read-only in the interface, but the kernel changed it"
+                ));
+            }
+        }
         for (i, (g, e)) in got.iter().zip(expected).enumerate() {
             let Some(e) = e else { continue };
             if accesses.get(i) == Some(&Access::Read)
@@ -303,8 +351,9 @@ impl KernelTest {
                     for (j, (&a, &b)) in g.iter().zip(e).enumerate() {
                         let err = (f64::from(a) - f64::from(b)).abs();
                         let ok = match self.tolerance {
-                            _ if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
+                            // Bit-identical, NaN payloads and signs included.
                             Tolerance::Exact => a.to_bits() == b.to_bits(),
+                            _ if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
                             // Equal values pass whatever the tolerance: an
                             // infinity meets the same infinity (their
                             // difference is NaN).
@@ -322,6 +371,13 @@ impl KernelTest {
                 }
                 (g, e) => {
                     let (gb, eb) = (g.bytes(), e.bytes());
+                    if gb.len() != eb.len() {
+                        return Err(format!(
+                            "binding {i}: {} bytes, expected {}",
+                            gb.len(),
+                            eb.len()
+                        ));
+                    }
                     if gb != eb {
                         let at = gb
                             .iter()
@@ -411,6 +467,103 @@ mod tests {
             let report = unsafe { test.run(&cpu()) }.unwrap();
             assert!(!report.passed(), "{tolerance:?}: {}", report.render());
         }
+    }
+
+    /// A kernel with only a Rust version writing `bits` to word 0 of
+    /// binding 0 (f32), with an untouched 5-byte binding 1.
+    fn writes_bits(bits: u32) -> KernelTest {
+        let def = KernelDef::builder("writes_bits")
+            .bindings([Access::ReadWrite, Access::ReadWrite])
+            .params(["bits"])
+            .cpu(|group, bindings| {
+                if group.id[0] == 0 {
+                    bindings.write(0)[0].store_u32(group.params[0]);
+                }
+            })
+            .build_arc()
+            .unwrap();
+        KernelTest {
+            spec: KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap(),
+            launch: Launch::linear(1, 64, 0),
+            buffers: vec![Data::F32(vec![0.0]), Data::Zeros { bytes: 5 }],
+            params: vec![bits],
+            expected: Expected::CpuVersion,
+            tolerance: Tolerance::Exact,
+        }
+    }
+
+    #[test]
+    fn exact_means_every_bit_of_a_nan() {
+        let given = |bits: u32, tolerance| KernelTest {
+            expected: Expected::Given(vec![
+                Some(Data::F32(vec![f32::from_bits(0x7fc0_0000)])),
+                Some(Data::Zeros { bytes: 5 }),
+            ]),
+            tolerance,
+            ..writes_bits(bits)
+        };
+        let passed = |test: KernelTest| {
+            // SAFETY: the kernel writes word 0 of binding 0 only.
+            unsafe { test.run(&cpu()) }.unwrap().passed()
+        };
+        assert!(passed(given(0x7fc0_0000, Tolerance::Exact)));
+        assert!(
+            !passed(given(0x7fc0_0001, Tolerance::Exact)),
+            "another payload"
+        );
+        assert!(
+            !passed(given(0xffc0_0000, Tolerance::Exact)),
+            "another sign"
+        );
+        // Under a tolerance, any NaN meets NaN.
+        assert!(passed(given(0xffc0_0001, Tolerance::Relative(1e-6))));
+    }
+
+    #[test]
+    fn odd_byte_counts_compare_as_bytes() {
+        // Binding 1 (5 bytes of zeros) is untouched: it must pass as Zeros
+        // and as U8, and fail against 6 bytes.
+        for (expected, pass) in [
+            (Data::Zeros { bytes: 5 }, true),
+            (Data::U8(vec![0; 5]), true),
+            (Data::U8(vec![0; 6]), false),
+        ] {
+            let test = KernelTest {
+                expected: Expected::Given(vec![None, Some(expected.clone())]),
+                ..writes_bits(0)
+            };
+            // SAFETY: as above.
+            let report = unsafe { test.run(&cpu()) }.unwrap();
+            assert_eq!(report.passed(), pass, "{expected:?}: {}", report.render());
+        }
+    }
+
+    #[test]
+    fn bad_tolerances_and_mismatched_kinds_are_refused() {
+        for tolerance in [
+            Tolerance::Absolute(-1.0),
+            Tolerance::Absolute(f64::NAN),
+            Tolerance::Relative(f64::INFINITY),
+        ] {
+            let test = KernelTest {
+                tolerance,
+                ..writes_bits(0)
+            };
+            // SAFETY: refused before any launch.
+            let outcome = unsafe { test.run(&cpu()) };
+            assert!(
+                matches!(outcome, Err(Error::Usage(_))),
+                "{tolerance:?}: {outcome:?}"
+            );
+        }
+        // An f32 binding expected as integers.
+        let test = KernelTest {
+            expected: Expected::Given(vec![Some(Data::U32(vec![0])), None]),
+            ..writes_bits(0)
+        };
+        // SAFETY: refused before any launch.
+        let outcome = unsafe { test.run(&cpu()) };
+        assert!(matches!(outcome, Err(Error::Usage(_))), "{outcome:?}");
     }
 
     #[test]

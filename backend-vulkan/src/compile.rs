@@ -13,7 +13,7 @@ use crate::vk::device::Device;
 use crate::vk::error::vk_error;
 use crate::vk::pipeline::{Layout, Pipeline, PipelineError, ShaderModule};
 use ash::vk;
-use rosetta_core::{check_limit, Api, Error, KernelSpec, Language, Result};
+use rosetta_core::{check_limit, Access, Api, Error, KernelSpec, Language, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -120,8 +120,15 @@ impl Compiler {
             spec.group_size().into(),
             self.limits.invocations.into(),
         )?;
+        let read_only = def
+            .bindings()
+            .iter()
+            .enumerate()
+            .filter(|(_, access)| **access == Access::Read)
+            .fold(0u64, |mask, (b, _)| mask | 1u64 << b);
         let interface = Interface {
             bindings,
+            read_only,
             push_bytes,
             constants: def.constants().len() as u32,
         };

@@ -53,6 +53,7 @@ mod op {
 mod decoration {
     pub const SPEC_ID: u32 = 1;
     pub const BUFFER_BLOCK: u32 = 3;
+    pub const NON_WRITABLE: u32 = 24;
     pub const ARRAY_STRIDE: u32 = 6;
     pub const BUILT_IN: u32 = 11;
     pub const BINDING: u32 = 33;
@@ -128,6 +129,9 @@ impl Allowed {
 pub(crate) struct Interface {
     /// Storage buffers at bindings `0..bindings` of set 0.
     pub bindings: u32,
+    /// Bit `b` set: binding `b` is read-only, so the shader must declare it
+    /// `readonly` (NonWritable).
+    pub read_only: u64,
     /// Bytes of push constants (4 per param).
     pub push_bytes: u32,
     /// Specialization constants `0..constants`.
@@ -178,6 +182,8 @@ pub(crate) struct Module {
     modes: Vec<(u32, u32, Vec<u32>, bool)>,
     decorations: HashMap<u32, Vec<(u32, Vec<u32>)>>,
     offsets: HashMap<(u32, u32), u32>,
+    /// `(struct, member)` pairs decorated NonWritable.
+    non_writable_members: std::collections::HashSet<(u32, u32)>,
     types: HashMap<u32, Type>,
     /// Result type of each constant.
     constant_types: HashMap<u32, u32>,
@@ -264,6 +270,9 @@ impl Module {
                 if w[2] == decoration::OFFSET {
                     need(4)?;
                     self.offsets.insert((w[0], w[1]), w[3]);
+                }
+                if w[2] == decoration::NON_WRITABLE {
+                    self.non_writable_members.insert((w[0], w[1]));
                 }
             }
             op::TYPE_BOOL => {
@@ -474,13 +483,14 @@ impl Module {
                 if spec_id >= interface.constants {
                     continue;
                 }
+                // Constants are 32-bit words: a float one would take the
+                // word's bits (3 as 4.2e-45), where WGSL, CUDA and OpenCL C
+                // convert the value.
                 let ty = self.constant_types.get(&id).and_then(|t| self.types.get(t));
-                if !matches!(
-                    ty,
-                    Some(Type::Int { width: 32 } | Type::Float { width: 32 })
-                ) {
+                if !matches!(ty, Some(Type::Int { width: 32 })) {
                     return Err(format!(
-                        "specialization constant {spec_id} is not a 32-bit scalar"
+                        "specialization constant {spec_id} is not a 32-bit integer (rosetta's \
+                         constants are uint words: declare it `uint` or `int` and convert)"
                     ));
                 }
             }
@@ -515,7 +525,24 @@ impl Module {
         let set = self.decoration_value(var.id, decoration::DESCRIPTOR_SET);
         let binding = self.decoration_value(var.id, decoration::BINDING);
         match (set, binding) {
-            (Some(0), Some(b)) if b < interface.bindings => Ok(()),
+            (Some(0), Some(b)) if b < interface.bindings => {
+                // A read-only binding the shader may write would break the
+                // interface (and the aliasing of read-only bindings).
+                let read_only = b < 64 && interface.read_only & (1u64 << b) != 0;
+                let members = match self.types.get(&pointee) {
+                    Some(Type::Struct { members }) => members.len() as u32,
+                    _ => 0,
+                };
+                let non_writable = self.decoration(var.id, decoration::NON_WRITABLE).is_some()
+                    || (0..members).all(|m| self.non_writable_members.contains(&(pointee, m)));
+                if read_only && !non_writable {
+                    return Err(format!(
+                        "binding {b} is read-only in the kernel's interface, but the shader may \
+                         write it: declare its buffer `readonly`"
+                    ));
+                }
+                Ok(())
+            }
             (Some(s), Some(b)) => Err(format!(
                 "a buffer at set {s}, binding {b}: the kernel declares {} bindings in set 0",
                 interface.bindings
@@ -792,6 +819,7 @@ mod tests {
     fn interface(bindings: u32, params: u32) -> Interface {
         Interface {
             bindings,
+            read_only: 0,
             push_bytes: params * 4,
             constants: 2,
         }
@@ -819,11 +847,37 @@ mod tests {
             .check(&allowed, &interface(2, 1))
             .unwrap_err()
             .contains("push"));
+        // Binding 1 is `readonly`, binding 0 is not.
+        let read_only = |mask| Interface {
+            read_only: mask,
+            ..interface(2, 2)
+        };
+        m.check(&allowed, &read_only(0b10)).unwrap();
+        assert!(m
+            .check(&allowed, &read_only(0b01))
+            .unwrap_err()
+            .contains("binding 0 is read-only"));
         assert_eq!(m.workgroup_size(&[128, 4]).unwrap(), [128, 1, 1]);
         // Unspecialised, local_size_x_id takes local_size_x's default (1).
         assert_eq!(m.workgroup_size(&[]).unwrap(), [1, 1, 1]);
         // (128·4 + 3) words + (131/4 = 32) vec4s.
         assert_eq!(m.workgroup_bytes(&[128, 4]).unwrap(), 515 * 4 + 32 * 16);
+    }
+
+    #[test]
+    fn float_constants_are_refused() {
+        let m = compile(
+            "#version 450\n\
+             layout(constant_id = 0) const uint GROUP_SIZE = 64;\n\
+             layout(constant_id = 1) const float SCALE = 1.0;\n\
+             layout(local_size_x_id = 0) in;\n\
+             layout(set = 0, binding = 0) buffer A { float a[]; };\n\
+             void main() { a[0] = SCALE; }\n",
+        );
+        assert!(m
+            .check(&Allowed::default(), &interface(1, 0))
+            .unwrap_err()
+            .contains("not a 32-bit integer"));
     }
 
     #[test]

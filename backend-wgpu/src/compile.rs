@@ -173,7 +173,7 @@ impl Compiler {
             limits.max_compute_workgroup_storage_size.into(),
         )?;
         let min_binding_bytes =
-            storage_minimums(&label, def.bindings().len(), params_bytes, &resolved)?;
+            storage_minimums(&label, def.bindings().len(), def.params().len(), &resolved)?;
         let layout = self.layout(gpu, def.bindings(), params_bytes)?;
 
         let constants: Vec<(&str, f64)> = spec
@@ -377,23 +377,25 @@ fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, 
 }
 
 /// The least bytes of each storage binding `0..storage` (0 where unused),
-/// after checking that the params struct at binding `storage` fits the
-/// `params_bytes` bound for the params the kernel declares (wgpu would
-/// otherwise refuse the whole batch at submission, not this kernel).
+/// after checking that the params struct at binding `storage` holds no more
+/// than the `params` words the kernel declares: a larger one would read
+/// fields no launch sets (zeros from the slot's padding, silently, or past
+/// the bound range, when wgpu refuses the whole batch at submission).
 fn storage_minimums(
     label: &str,
     storage: usize,
-    params_bytes: u64,
+    params: usize,
     resolved: &Resolved,
 ) -> Result<Vec<u64>> {
     let mut minimums = vec![0u64; storage];
+    let declared = params as u64 * 4;
     for &(binding, bytes) in &resolved.min_binding_bytes {
         if let Some(least) = minimums.get_mut(binding as usize) {
             *least = bytes;
-        } else if binding as usize == storage && bytes > params_bytes {
+        } else if binding as usize == storage && bytes > declared {
             return Err(Error::InvalidArgument(format!(
                 "kernel '{label}': its params struct (binding {storage}) takes {bytes} bytes, \
-                 more than the {params_bytes} bytes of the params it declares; declare one \
+                 more than the {declared} bytes of the {params} params it declares; declare one \
                  param per u32 field"
             )));
         }

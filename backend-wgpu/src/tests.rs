@@ -391,17 +391,23 @@ fn binding_sizes_are_checked_before_the_batch() {
                 )
                 .unwrap();
         }
-        // A params struct larger than the two params declared.
-        let wide = probe_like("array<u32>", "n: u32, add: u32, more: vec4<u32>");
-        let spec = KernelSpec::new(&wide, &[("GROUP_SIZE", 64)]).unwrap();
-        let e = driver
-            .compile(&spec, wide.require(Api::Wgpu).unwrap())
-            .err();
-        assert!(
-            matches!(e, Some(rosetta_core::Error::InvalidArgument(_))),
-            "{}: {e:?}",
-            info.id()
-        );
+        // Params structs larger than the two params declared: by a vec4, and
+        // by one word (which the 16-byte params slot would hold, as a zero).
+        for fields in [
+            "n: u32, add: u32, more: vec4<u32>",
+            "n: u32, add: u32, more: u32",
+        ] {
+            let wide = probe_like("array<u32>", fields);
+            let spec = KernelSpec::new(&wide, &[("GROUP_SIZE", 64)]).unwrap();
+            let e = driver
+                .compile(&spec, wide.require(Api::Wgpu).unwrap())
+                .err();
+            assert!(
+                matches!(e, Some(rosetta_core::Error::InvalidArgument(_))),
+                "{} {fields}: {e:?}",
+                info.id()
+            );
+        }
         // A fixed-size input of 128 words bound to a buffer of 64.
         let fixed = probe_like("array<u32, 128>", "n: u32, add: u32");
         let spec = KernelSpec::new(&fixed, &[("GROUP_SIZE", 64)]).unwrap();

@@ -241,11 +241,12 @@ impl Buffer {
         self.raw.as_ref()
     }
 
-    /// Overwrite `data.len()` bytes from `offset`; no other byte of the
-    /// buffer changes. The APIs write whole 4-byte words, so a word that
-    /// `data` covers only in part is first read back where its other bytes
-    /// lie inside [`Buffer::bytes`] (a round trip to the device), and padded
-    /// with zeros where they lie past it (the end of `u8` data).
+    /// Overwrite `data.len()` bytes from `offset`; no other byte below
+    /// [`Buffer::bytes`] changes. The APIs write whole 4-byte words, so a
+    /// word that `data` covers only in part is first read back where its
+    /// other bytes lie inside [`Buffer::bytes`] (a round trip to the
+    /// device); a last word's bytes past [`Buffer::bytes`] (the padding of
+    /// `u8` data) become zeros.
     pub fn write_bytes(&self, offset: u64, data: &[u8]) -> Result<()> {
         if data.is_empty() {
             return Ok(());

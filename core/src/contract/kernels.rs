@@ -139,8 +139,8 @@ pub(crate) fn probe_of_fixed_size(size: u32) -> Result<Arc<KernelDef>> {
 }
 
 /// The probe with more parameter data in its source than its interface
-/// declares (two params): a `vec4` more in WGSL's and GLSL's params block,
-/// a third word in CUDA and OpenCL C; the Rust version reads a third param.
+/// declares (two params): a third word in every language (the Rust version
+/// reads a third param).
 pub(crate) fn probe_with_more_params() -> Result<Arc<KernelDef>> {
     let more = |text: &str, from: &str, to: &str| {
         assert!(text.contains(from), "the probe declares {from}");
@@ -152,7 +152,7 @@ pub(crate) fn probe_with_more_params() -> Result<Arc<KernelDef>> {
             more(
                 include_str!("probe.wgsl"),
                 "    add: u32,\n}",
-                "    add: u32,\n    more: vec4<u32>,\n}",
+                "    add: u32,\n    more: u32,\n}",
             ),
         )
         .source(
@@ -160,7 +160,7 @@ pub(crate) fn probe_with_more_params() -> Result<Arc<KernelDef>> {
             more(
                 include_str!("probe.comp"),
                 "{ uint n; uint add; }",
-                "{ uint n; uint add; uint more[4]; }",
+                "{ uint n; uint add; uint more; }",
             ),
         )
         .source(
