@@ -96,7 +96,7 @@ pub(crate) fn driver() -> Result<&'static DriverLibrary, String> {
                     tracing::debug!(%path, "cuda: driver library loaded");
                     Ok(DriverLibrary {
                         path,
-                        param_info: library::has_symbol(&library, "cuFuncGetParamInfo"),
+                        param_info: library::has_symbol(&library, driver::PARAM_INFO),
                         _library: library,
                     })
                 }
