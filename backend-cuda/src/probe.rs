@@ -93,7 +93,12 @@ pub(crate) fn driver() -> Result<&'static DriverLibrary, String> {
                             missing.join(", ")
                         ));
                     }
-                    tracing::debug!(%path, "cuda: driver library loaded");
+                    let absent: Vec<&str> = driver::OPTIONAL_SYMBOLS
+                        .iter()
+                        .copied()
+                        .filter(|name| !library::has_symbol(&library, name))
+                        .collect();
+                    tracing::debug!(%path, ?absent, "cuda: driver library loaded (absent: optional entry points, whose checks are skipped)");
                     Ok(DriverLibrary {
                         path,
                         param_info: library::has_symbol(&library, driver::PARAM_INFO),
