@@ -215,14 +215,13 @@ impl KernelTest {
                 // A verdict must check something, and each expectation must
                 // belong to a binding.
                 if outputs.len() != self.buffers.len() || outputs.iter().all(Option::is_none) {
-                    return Err(Error::Usage(format!(
-                        "kernel '{}': Expected::Given needs one entry per binding ({}), at least \
-                         one of them Some; got {} entries, {} Some",
-                        self.spec.def().name(),
+                    return usage(format!(
+                        "Expected::Given needs one entry per binding ({}), at least one of them \
+                         Some; got {} entries, {} Some",
                         self.buffers.len(),
                         outputs.len(),
                         outputs.iter().filter(|o| o.is_some()).count()
-                    )));
+                    ));
                 }
                 for (i, (given, buffer)) in outputs.iter().zip(&self.buffers).enumerate() {
                     if given

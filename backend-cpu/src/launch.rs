@@ -53,13 +53,7 @@ pub(crate) fn run(
             Guard::Write(words) => Binding::ReadWrite(as_atomics(&mut words[..])),
         })
         .collect();
-    let slots = guard_of
-        .iter()
-        .map(|&g| match &views[g] {
-            Binding::Read(words) => Binding::Read(words),
-            Binding::ReadWrite(words) => Binding::ReadWrite(words),
-        })
-        .collect();
+    let slots = guard_of.iter().map(|&g| views[g]).collect();
     let bindings = Bindings::new(slots);
 
     let [gx, gy, gz] = launch.groups.map(u64::from);

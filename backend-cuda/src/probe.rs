@@ -101,7 +101,7 @@ pub(crate) fn driver() -> Result<&'static DriverLibrary, String> {
                     tracing::debug!(%path, ?absent, "cuda: driver library loaded (absent: optional entry points, whose checks are skipped)");
                     Ok(DriverLibrary {
                         path,
-                        param_info: library::has_symbol(&library, driver::PARAM_INFO),
+                        param_info: !absent.contains(&driver::PARAM_INFO),
                         _library: library,
                     })
                 }

@@ -161,7 +161,8 @@ impl Compiler {
             .map_err(|why| Error::unsupported(Api::Vulkan, format!("{}: {why}", spec.label())))?;
         // A workgroup of another size than GROUP_SIZE (a hard-coded
         // local_size_x) would run the launch's groups with the wrong number
-        // of invocations, silently.
+        // of invocations, silently. (GROUP_SIZE itself is within the
+        // device's limits: checked above.)
         if size != [spec.group_size(), 1, 1] {
             let [x, y, z] = size;
             return Err(Error::InvalidArgument(format!(
@@ -171,16 +172,6 @@ impl Compiler {
                 spec.group_size()
             )));
         }
-        for (axis, (&n, &max)) in size.iter().zip(&self.limits.size).enumerate() {
-            const AXES: [&str; 3] = ["workgroup size", "workgroup size (y)", "workgroup size (z)"];
-            check_limit(AXES[axis], n.into(), max.into())?;
-        }
-        let invocations = size.iter().map(|&n| u64::from(n)).product::<u64>();
-        check_limit(
-            "workgroup invocations",
-            invocations,
-            self.limits.invocations.into(),
-        )?;
         let shared = program
             .spirv
             .workgroup_bytes(values)
@@ -193,9 +184,10 @@ impl Compiler {
         // SAFETY: the module passed `Module::check` for this device and this
         // kernel's interface — entry point `main` (GLCompute), storage buffers
         // of set 0 below `bindings` only, a push block within `push_bytes`
-        // (the layout's range), 32-bit specialization constants for the
-        // spec's ids — and for these values its workgroup size and workgroup
-        // memory are within the device's limits (checked just above).
+        // (the layout's range), 32-bit integer specialization constants for
+        // the spec's ids — and for these values its workgroup size is
+        // GROUP_SIZE × 1 × 1 and its workgroup memory fits, both within the
+        // device's limits (checked above).
         let created =
             unsafe { Pipeline::new(self.store.cache(), &program.module, &program.layout, values) };
         let pipeline = match created {

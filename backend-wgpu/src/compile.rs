@@ -21,13 +21,14 @@
 //!   would run every launch with the wrong number of invocations), and the
 //!   least size of each binding the entry point uses: the params struct
 //!   must fit the params the kernel declares, and each buffer bound at a
-//!   launch must hold its binding's type (`launch.rs`). wgpu checks binding
+//!   launch must hold its binding's type (`WgpuKernel::check_binding_sizes`). wgpu checks binding
 //!   sizes only when a batch is submitted, and a batch it refuses drops
 //!   every op recorded in it, so a bad user kernel would cost other ops
 //!   their results; here it gets its own typed error instead.
 
 use crate::errors::describe;
 use crate::gpu::Gpu;
+use crate::memory::WgpuBuffer;
 use crate::pipeline_cache::PersistentCache;
 use crate::queue::{params_binding_bytes, ARENA_BYTES};
 use rosetta_core::{Access, Api, Error, KernelSpec, Result};
@@ -46,6 +47,25 @@ pub(crate) struct WgpuKernel {
     /// checks it only when the batch is submitted, and a batch it refuses
     /// takes every op recorded with it along.
     pub(crate) min_binding_bytes: Vec<u64>,
+}
+
+impl WgpuKernel {
+    /// Refuse `buffers` where one is smaller than its binding's WGSL type:
+    /// wgpu would refuse the whole batch at submission, and with it every
+    /// op recorded beside this launch.
+    pub(crate) fn check_binding_sizes(&self, buffers: &[&WgpuBuffer]) -> Result<()> {
+        for (binding, (buffer, &least)) in buffers.iter().zip(&self.min_binding_bytes).enumerate() {
+            if buffer.raw.size() < least {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel '{}': binding {binding} needs at least {least} bytes (its WGSL \
+                     type), the buffer bound has {}",
+                    self.label,
+                    buffer.raw.size()
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The layouts of every kernel with one interface.

@@ -68,7 +68,7 @@ impl WgpuDriver {
 
 #[cfg(test)]
 impl WgpuDriver {
-    /// Record a dispatch as `launch` does, without the binding-size checks:
+    /// Record a dispatch as `launch` does, without the binding-size check:
     /// for tests of what happens when wgpu refuses a batch anyway.
     ///
     /// # Safety
@@ -82,7 +82,7 @@ impl WgpuDriver {
     ) -> Result<()> {
         // SAFETY: passed on from this function's contract.
         unsafe {
-            crate::launch::record_unchecked(
+            crate::launch::record(
                 &self.gpu,
                 &mut self.recorder,
                 &mut self.bind_groups,
@@ -161,6 +161,7 @@ impl Driver for WgpuDriver {
         params: &[u32],
     ) -> Result<()> {
         self.gpu.health.check()?;
+        kernel.check_binding_sizes(buffers)?;
         // A pass this launch opens may end with the next mark's timestamp.
         if let Some(timer) = &mut self.timer {
             if !self.recorder.pass_open() {

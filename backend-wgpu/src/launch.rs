@@ -1,14 +1,13 @@
-//! Recording one launch (checked by the checked layer, and here against the
-//! binding sizes the shader needs, so nothing invalid reaches wgpu): the
-//! bind group of its buffers and params slot, the params staged in the
-//! arena, one dispatch in the recorder's open compute pass.
+//! Recording one launch (checked by the checked layer, so nothing invalid
+//! reaches wgpu): the bind group of its buffers and params slot, the params
+//! staged in the arena, one dispatch in the recorder's open compute pass.
 
 use crate::bindings::BindGroups;
 use crate::compile::WgpuKernel;
 use crate::gpu::Gpu;
 use crate::memory::WgpuBuffer;
 use crate::queue::Recorder;
-use rosetta_core::{Error, Launch, Result};
+use rosetta_core::{Launch, Result};
 
 /// Record one dispatch of `kernel` into the pending batch.
 ///
@@ -18,34 +17,6 @@ use rosetta_core::{Error, Launch, Result};
 /// terminates (its pipeline may come from a module without forced loop
 /// bounding), and that `buffers` and `params` match its interface.
 pub(crate) unsafe fn record(
-    gpu: &Gpu,
-    recorder: &mut Recorder,
-    bind_groups: &mut BindGroups,
-    kernel: &WgpuKernel,
-    launch: &Launch,
-    buffers: &[&WgpuBuffer],
-    params: &[u32],
-) -> Result<()> {
-    for (binding, (buffer, &least)) in buffers.iter().zip(&kernel.min_binding_bytes).enumerate() {
-        if buffer.raw.size() < least {
-            return Err(Error::InvalidArgument(format!(
-                "kernel '{}': binding {binding} needs at least {least} bytes (its WGSL type), \
-                 the buffer bound has {}",
-                kernel.label,
-                buffer.raw.size()
-            )));
-        }
-    }
-    // SAFETY: passed on from this function's contract.
-    unsafe { record_unchecked(gpu, recorder, bind_groups, kernel, launch, buffers, params) }
-}
-
-/// [`record`] without the binding-size checks (which keep wgpu from
-/// refusing the batch at submission); tests call it to reach that refusal.
-///
-/// # Safety
-/// As [`record`].
-pub(crate) unsafe fn record_unchecked(
     gpu: &Gpu,
     recorder: &mut Recorder,
     bind_groups: &mut BindGroups,

@@ -48,6 +48,7 @@ impl Group<'_> {
 }
 
 /// One buffer binding of a launch.
+#[derive(Clone, Copy)]
 pub enum Binding<'a> {
     /// A read-only buffer, as words.
     Read(&'a [u32]),

@@ -577,30 +577,18 @@ fn workgroups_are_the_group_size(
     device: &Arc<dyn Backend>,
     _: &dyn Fn() -> Vec<Arc<dyn Backend>>,
 ) -> Result<(), String> {
-    let input: Vec<u32> = (0..128).collect();
-    let src = ok(Buffer::from_slice(device, &input))?;
-    let (dst, counter) = (ok(device.alloc(512))?, ok(device.alloc(16))?);
     let def = ok(kernels::probe_of_fixed_size(32))?;
-    let spec = ok(KernelSpec::new(&def, &[("GROUP_SIZE", 64)]))?;
-    let outcome = device.compile(&spec).and_then(|kernel| {
-        run_probe(device, &kernel, &src, &dst, &counter, 128, 1)?;
-        dst.read::<u32>(128)
-    });
-    let expected = probe_expected(&input, 64, 1);
+    let outcome = variant_then_probe(device, &def, 128)?;
     if matches!(device.info().api, Api::Wgpu | Api::Vulkan | Api::Opencl) {
         ensure(matches!(outcome, Err(Error::InvalidArgument(_))), || {
             format!("a kernel declaring 32 invocations, built for GROUP_SIZE 64: {outcome:?}")
-        })?;
+        })
     } else {
+        let expected = probe_expected(&(0..128).collect::<Vec<u32>>(), 64, 1);
         ensure(outcome.as_ref().ok() == Some(&expected), || {
             format!("the probe without a declared size: {outcome:?}")
-        })?;
+        })
     }
-    let kernel = ok(probe_kernel(device, 64))?;
-    ok(run_probe(device, &kernel, &src, &dst, &counter, 128, 1))?;
-    ensure(ok(dst.read::<u32>(128))? == expected, || {
-        "the probe after a refused kernel".into()
-    })
 }
 
 /// A kernel whose source takes more parameter data than its interface
@@ -611,24 +599,38 @@ fn parameters_are_the_interface(
     device: &Arc<dyn Backend>,
     _: &dyn Fn() -> Vec<Arc<dyn Backend>>,
 ) -> Result<(), String> {
-    let input: Vec<u32> = (0..64).collect();
-    let src = ok(Buffer::from_slice(device, &input))?;
-    let (dst, counter) = (ok(device.alloc(256))?, ok(device.alloc(16))?);
     let def = ok(kernels::probe_with_more_params())?;
-    let spec = ok(KernelSpec::new(&def, &[("GROUP_SIZE", 64)]))?;
-    let outcome = device.compile(&spec).and_then(|kernel| {
-        run_probe(device, &kernel, &src, &dst, &counter, 64, 1)?;
-        device.finish()
-    });
+    let outcome = variant_then_probe(device, &def, 64)?;
     ensure(outcome.is_err(), || {
-        "a kernel taking more params than its interface ran".into()
-    })?;
+        format!("a kernel taking more params than its interface ran: {outcome:?}")
+    })
+}
+
+/// Run `variant` (a kernel with the probe's interface, built for
+/// GROUP_SIZE 64) over words `0..n` with `add` = 1, then the probe itself
+/// on the same buffers. Returns the variant's outcome (its `n` output
+/// words where it ran); `Err` if the probe then failed or computed
+/// anything but its result: a device works on after refusing a kernel.
+fn variant_then_probe(
+    device: &Arc<dyn Backend>,
+    variant: &Arc<KernelDef>,
+    n: u32,
+) -> Result<Result<Vec<u32>>, String> {
+    let input: Vec<u32> = (0..n).collect();
+    let src = ok(Buffer::from_slice(device, &input))?;
+    let (dst, counter) = (ok(device.alloc(u64::from(n) * 4))?, ok(device.alloc(16))?);
+    let spec = ok(KernelSpec::new(variant, &[("GROUP_SIZE", 64)]))?;
+    let outcome = device.compile(&spec).and_then(|kernel| {
+        run_probe(device, &kernel, &src, &dst, &counter, n, 1)?;
+        dst.read::<u32>(n as usize)
+    });
     let kernel = ok(probe_kernel(device, 64))?;
-    ok(run_probe(device, &kernel, &src, &dst, &counter, 64, 1))?;
+    ok(run_probe(device, &kernel, &src, &dst, &counter, n, 1))?;
     ensure(
-        ok(dst.read::<u32>(64))? == probe_expected(&input, 64, 1),
-        || "the probe after a refused kernel".into(),
-    )
+        ok(dst.read::<u32>(n as usize))? == probe_expected(&input, 64, 1),
+        || format!("the probe after the variant (which gave {outcome:?})"),
+    )?;
+    Ok(outcome)
 }
 
 /// `Buffer::write_bytes` changes exactly the bytes it is given, whatever
