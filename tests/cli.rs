@@ -272,7 +272,21 @@ fn bench_json_compare_and_html() {
     let report: rosetta::bench::BenchReport =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report.schema, rosetta::bench::SCHEMA);
-    assert!(report.results.iter().any(|r| r.op == "copy"));
+    // The roofline and the launch floor run whatever the ops; the sums'
+    // share of copy bandwidth is the roofline's, not the floor's.
+    let copy = |metric| {
+        report
+            .results
+            .iter()
+            .find(|r| r.op == "copy" && r.metric == metric)
+            .unwrap_or_else(|| panic!("no copy workload of metric {metric:?}"))
+    };
+    let roofline = copy(rosetta_kernels::op::Metric::Bandwidth);
+    let floor = copy(rosetta_kernels::op::Metric::Time);
+    assert_eq!((roofline.elements, floor.elements), (1 << 20, 1));
+    let sum = report.results.iter().find(|r| r.op == "reduce").unwrap();
+    let expected = sum.gbps.unwrap() / roofline.gbps.unwrap();
+    assert!((sum.copy_fraction.unwrap() - expected).abs() <= 1e-9 * expected);
     assert!(report
         .results
         .iter()

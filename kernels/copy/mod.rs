@@ -158,6 +158,32 @@ pub fn workload(words: u64) -> Workload {
     )
 }
 
+/// The launch floor: a copy of one word, one workgroup in one launch,
+/// timed like every workload. What an API's timers measure around the least
+/// launch it can make (enqueue, the GPU waking, the timestamps), to set the
+/// latency-bound workloads (the small sums) against. It runs in every
+/// benchmark, beside the roofline.
+pub fn floor_workload() -> Workload {
+    Workload::new(
+        "copy",
+        "copy n=1 (launch floor)",
+        "launch floor",
+        1,
+        2 * 4,
+        None,
+        Metric::Time,
+        move |backend, _| {
+            let data = inputs::u32_values(0x5eed_f100, 1);
+            Ok(Box::new(CopyRun {
+                plan: CopyPlan::new(backend, 1)?,
+                src: Buffer::from_slice(backend, &data)?,
+                dst: backend.alloc(4)?,
+                data,
+            }) as Box<dyn Prepared>)
+        },
+    )
+}
+
 impl Op for Copy {
     fn name(&self) -> &'static str {
         "copy"

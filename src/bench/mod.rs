@@ -33,7 +33,7 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 use rosetta_core::{Clock, DeviceInfo};
-use rosetta_kernels::op::{Size, Workload};
+use rosetta_kernels::op::{Metric, Size, Workload};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,7 +42,8 @@ use std::time::{Duration, Instant};
 pub struct Options {
     /// Size preset.
     pub size: Size,
-    /// Ops to run (names; empty: every op). The copy roofline always runs.
+    /// Ops to run (names; empty: every op). The copy roofline and the
+    /// launch floor always run.
     pub ops: Vec<String>,
     /// Least samples per workload.
     pub min_samples: usize,
@@ -90,12 +91,13 @@ pub struct Progress<'a> {
 /// run with every op when no `--op` is given.
 pub const CHAIN: &str = "chain";
 
-/// The workloads of a preset for one device: the copy roofline first, then
-/// each selected op's.
+/// The workloads of a preset for one device: the copy roofline and the
+/// launch floor first, then each selected op's.
 pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
-    let mut list = vec![rosetta_kernels::copy::workload(
-        rosetta_kernels::roofline_words(options.size, device),
-    )];
+    let mut list = vec![
+        rosetta_kernels::copy::workload(rosetta_kernels::roofline_words(options.size, device)),
+        rosetta_kernels::copy::floor_workload(),
+    ];
     for op in rosetta_kernels::ops() {
         if op.name() == "copy"
             || !(options.ops.is_empty() || options.ops.iter().any(|o| o == op.name()))
@@ -185,7 +187,10 @@ fn run_device(
         });
         let mut result = run_workload(device, workload, options, None);
         if workload.op == "copy" {
-            copy_gbps = result.gbps;
+            // The roofline, not the launch floor (a time, one word).
+            if workload.metric == Metric::Bandwidth {
+                copy_gbps = result.gbps;
+            }
         } else {
             result.copy_fraction = result.gbps.zip(copy_gbps).map(|(g, c)| g / c);
         }
