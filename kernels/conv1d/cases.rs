@@ -125,6 +125,20 @@ fn case(
     })
 }
 
+/// Random taps whose first is +Inf.
+fn inf_first_tap(seed: u64, len: usize) -> Vec<f32> {
+    let mut taps = inputs::f32_values(seed, len);
+    taps[0] = f32::INFINITY;
+    taps
+}
+
+/// Random taps whose last is -Inf.
+fn inf_last_tap(seed: u64, len: usize) -> Vec<f32> {
+    let mut taps = inputs::f32_values(seed, len);
+    taps[len - 1] = f32::NEG_INFINITY;
+    taps
+}
+
 /// Every conv1d case.
 pub fn cases() -> Vec<Case> {
     let ops = CaseGroup::Ops;
@@ -192,6 +206,24 @@ pub fn cases() -> Vec<Case> {
             all.push(Case::new(name, OP, ops, true, move || Padded {
                 conv: Conv::new(random(s, len), random(s ^ 1, taps), Some(variant), false),
             }));
+        }
+        // An infinite first or last tap: over the zero border it multiplies
+        // a zero, so the outputs there are NaN (0 · Inf), the others ±Inf;
+        // a kernel that skipped the border's taps would give finite values.
+        for (label, filter) in [
+            (" +Inf first tap", inf_first_tap as Values),
+            (" -Inf last tap", inf_last_tap),
+        ] {
+            all.push(case(
+                ops,
+                1_027,
+                9,
+                label,
+                random,
+                filter,
+                false,
+                Some(variant),
+            ));
         }
         all.push(case(
             ops,

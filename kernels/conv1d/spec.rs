@@ -55,15 +55,20 @@ pub fn conv1d_bound(taps: usize, exact: &Exact) -> f64 {
     exact.dot_bound(taps)
 }
 
-/// One output of the convolution, accumulated in f64 (with Σ|x·w|).
+/// One output of the convolution, accumulated in f64 (with Σ|x·w|). Taps
+/// over the zero border multiply a zero, as the contract's formula says:
+/// 0 · ±Inf and 0 · NaN are NaN there, as in numpy.
 pub fn conv1d_at(x: &[f32], taps: &[f32], i: usize) -> Exact {
     let radius = taps.len() / 2;
-    // Taps j with 0 <= i + j − radius < len.
-    let first = radius.saturating_sub(i);
-    let last = (x.len() + radius - i).min(taps.len());
     let mut acc = Exact::default();
-    for (j, &w) in taps.iter().enumerate().take(last).skip(first) {
-        acc.add_product(x[i + j - radius], w);
+    for (j, &w) in taps.iter().enumerate() {
+        // The sample under tap j, if 0 <= i + j − radius < len.
+        let sample = (i + j)
+            .checked_sub(radius)
+            .and_then(|at| x.get(at))
+            .copied()
+            .unwrap_or(0.0);
+        acc.add_product(sample, w);
     }
     acc
 }
@@ -90,6 +95,11 @@ mod tests {
         assert_eq!(out[0].value, 2.0);
         assert_eq!(out[1].abs, 2.0);
         assert!(conv1d_reference(&[], &[1.0]).is_empty());
+        // A tap over the border multiplies a zero: 0 · Inf is NaN there.
+        let out = conv1d_reference(&[1.0, 2.0, 3.0], &[f32::INFINITY, 1.0, 1.0]);
+        assert!(out[0].value.is_nan());
+        assert_eq!(out[1].value, f64::INFINITY);
+        assert_eq!(out[2].value, f64::INFINITY);
     }
 
     #[test]

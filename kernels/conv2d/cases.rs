@@ -238,6 +238,20 @@ fn case(
     })
 }
 
+/// A random filter whose first value is +Inf.
+fn inf_first_value(seed: u64, len: usize) -> Vec<f32> {
+    let mut filter = inputs::f32_values(seed, len);
+    filter[0] = f32::INFINITY;
+    filter
+}
+
+/// A random filter whose last value is -Inf.
+fn inf_last_value(seed: u64, len: usize) -> Vec<f32> {
+    let mut filter = inputs::f32_values(seed, len);
+    filter[len - 1] = f32::NEG_INFINITY;
+    filter
+}
+
 /// Every conv2d case.
 pub fn cases() -> Vec<Case> {
     let ops = CaseGroup::Ops;
@@ -478,6 +492,28 @@ pub fn cases() -> Vec<Case> {
                     false,
                 ),
             }));
+        }
+        // An infinite first or last filter value under the zero border: it
+        // multiplies a zero above / left of the image (below / right for the
+        // last), so those outputs are NaN (0 · Inf) and the others ±Inf; a
+        // kernel that skipped the border's terms would give finite values.
+        for (label, filter) in [
+            (
+                " +Inf first filter value",
+                inf_first_value as fn(u64, usize) -> Vec<f32>,
+            ),
+            (" -Inf last filter value", inf_last_value),
+        ] {
+            let s = spec(37, 45, 5, 5, Border::Zero);
+            all.push(case(
+                ops,
+                s,
+                Pixels::Random,
+                filter,
+                false,
+                label,
+                Some(variant),
+            ));
         }
         // The kernels skip the border rule for tiles whose halo lies inside
         // the image: here the second tile row (column) has one halo row

@@ -166,6 +166,9 @@ impl Pixel for u8 {
 
 /// One output pixel of the convolution, accumulated in f64 (with Σ|x·w|).
 /// `image` holds `height · width` pixels and `filter` `kh · kw` values.
+/// Under the zero border, filter values outside the image multiply a zero,
+/// as the contract's formula says: 0 · ±Inf and 0 · NaN are NaN there, as
+/// in numpy.
 pub fn conv2d_at<P: Pixel>(
     image: &[P],
     filter: &[f32],
@@ -179,21 +182,16 @@ pub fn conv2d_at<P: Pixel>(
     for i in 0..spec.kh {
         for j in 0..spec.kw {
             let (mut sy, mut sx) = (y as isize + i as isize - ry, x as isize + j as isize - rx);
-            match spec.border {
-                Border::Zero => {
-                    if sy < 0 || sy >= h || sx < 0 || sx >= w {
-                        continue;
-                    }
-                }
+            let pixel = match spec.border {
+                Border::Zero if sy < 0 || sy >= h || sx < 0 || sx >= w => 0.0,
+                Border::Zero => image[(sy * w + sx) as usize].value(),
                 Border::Clamp => {
                     sy = sy.clamp(0, h - 1);
                     sx = sx.clamp(0, w - 1);
+                    image[(sy * w + sx) as usize].value()
                 }
-            }
-            acc.add_product(
-                image[(sy * w + sx) as usize].value(),
-                filter[i * spec.kw + j],
-            );
+            };
+            acc.add_product(pixel, filter[i * spec.kw + j]);
         }
     }
     acc
@@ -238,6 +236,14 @@ mod tests {
         let out = conv2d_reference(&bytes, &[1.0, 2.0, 3.0], &spec(1, 2, 1, 3, Border::Zero));
         assert_eq!(out[0].value, 2.0 * 10.0 + 3.0 * 200.0);
         assert_eq!(out[1].value, 10.0 + 2.0 * 200.0);
+        // A filter value over the zero border multiplies a zero (0 · Inf is
+        // NaN); clamped, it multiplies the edge pixel.
+        let inf_above = [f32::INFINITY, 1.0, 1.0];
+        let zero = conv2d_reference(&img, &inf_above, &spec(2, 2, 3, 1, Border::Zero));
+        assert!(zero[0].value.is_nan() && zero[1].value.is_nan());
+        assert_eq!(zero[2].value, f64::INFINITY);
+        let clamp = conv2d_reference(&img, &inf_above, &spec(2, 2, 3, 1, Border::Clamp));
+        assert!(clamp.iter().all(|e| e.value == f64::INFINITY));
     }
 
     #[test]

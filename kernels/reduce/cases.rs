@@ -63,9 +63,10 @@ impl Check for ReduceF32 {
             ReduceOp::Min | ReduceOp::Max => {
                 let expected = self.min_max.unwrap_or(f32::NAN);
                 // Exact bits: −0 orders below +0, so the sign of a zero
-                // result is defined too (mod.rs, "Semantics of combine").
-                let same =
-                    (got.is_nan() && expected.is_nan()) || got.to_bits() == expected.to_bits();
+                // result is defined too, and a NaN result is the quiet NaN
+                // 0x7fc00000 whatever NaN came in (mod.rs, "Semantics of
+                // combine").
+                let same = got.to_bits() == expected.to_bits();
                 let mut v = if same {
                     Verdict::pass("")
                 } else {
@@ -159,6 +160,11 @@ fn subnormals(seed: u64, len: usize) -> Vec<u32> {
         .collect()
 }
 
+/// A NaN with the sign bit set and the quiet bit clear.
+const NEGATIVE_SIGNALLING_NAN: u32 = 0xff80_0001;
+/// A quiet NaN with a payload (not the canonical `0x7fc00000`).
+const PAYLOAD_NAN: u32 = 0x7fc0_0123;
+
 fn with_special(seed: u64, len: usize, at: usize, value: f32) -> Vec<u32> {
     let mut x = inputs::f32_values(seed, len);
     x[at.min(len - 1)] = value;
@@ -203,10 +209,10 @@ pub fn cases() -> Vec<Case> {
             with_special(s, n, 4_321, f32::NAN)
         }),
         (" NaN in the tail", ReduceOp::Max, |s, n| {
-            with_special(s, n, n - 1, f32::NAN)
+            with_special(s, n, n - 1, f32::from_bits(PAYLOAD_NAN))
         }),
         (" NaN first", ReduceOp::Min, |s, n| {
-            with_special(s, n, 0, f32::NAN)
+            with_special(s, n, 0, f32::from_bits(NEGATIVE_SIGNALLING_NAN))
         }),
         (" -Inf", ReduceOp::Min, |s, n| {
             with_special(s, n, 777, f32::NEG_INFINITY)
@@ -237,6 +243,26 @@ pub fn cases() -> Vec<Case> {
     ];
     for (label, op, values) in specials {
         all.push(case(Elem::F32, op, 10_007, label, values, None));
+    }
+    // Min and max of NaNs that are not the quiet NaN 0x7fc00000 give exactly
+    // that NaN on every variant (the tree's combine and the subgroup
+    // reductions alike), wherever the NaN lies.
+    let odd_nans: [(&str, Values); 2] = [
+        (" negative signalling NaN", |s, n| {
+            let mut x = with_special(s, n, 3, f32::from_bits(NEGATIVE_SIGNALLING_NAN));
+            x[n / 2] = NEGATIVE_SIGNALLING_NAN;
+            x
+        }),
+        (" NaN with a payload last", |s, n| {
+            with_special(s, n, n - 1, f32::from_bits(PAYLOAD_NAN))
+        }),
+    ];
+    for variant in ReduceVariant::ALL {
+        for (label, values) in odd_nans {
+            for op in [ReduceOp::Min, ReduceOp::Max] {
+                all.push(case(Elem::F32, op, 4_099, label, values, Some(variant)));
+            }
+        }
     }
     // Zeros of both signs through every variant: the min of −0 and +0 is −0
     // and the max +0 in any order, the max of −0s is −0 (the subgroup

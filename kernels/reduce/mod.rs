@@ -75,8 +75,9 @@
 //! - sum: f32 addition; i32 and u32 wrapping addition (an i32 sum is the u32
 //!   sum of the same bits, so kernels may use unsigned arithmetic; signed
 //!   overflow is undefined in C).
-//! - min / max: i32 signed, u32 unsigned; f32 returns NaN if either operand is
-//!   NaN (test NaN by bits: `(bits & 0x7fffffff) > 0x7f800000`, since fast-math
+//! - min / max: i32 signed, u32 unsigned; f32 returns the quiet NaN
+//!   `0x7fc00000` if either operand is NaN, whatever its sign or payload
+//!   (test NaN by bits: `(bits & 0x7fffffff) > 0x7f800000`, since fast-math
 //!   compilers may fold `x != x`), else the operand with the smaller / larger
 //!   `total_key` (below), bits unchanged. Subgroup variants take the
 //!   subgroup min / max of the keys and map the winner back with `from_key`.

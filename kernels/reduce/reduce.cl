@@ -100,12 +100,11 @@ T combine(T a, T b)
 #if OP == 0
     return a + b;
 #elif ELEM == 0
-    // f32 min / max: NaN if either operand is NaN, else the smaller / larger.
-    if (is_nan_bits(a)) {
-        return a;
-    }
-    if (is_nan_bits(b)) {
-        return b;
+    // f32 min / max: the quiet NaN 0x7fc00000 if either operand is NaN
+    // (whatever its payload: the same bits on every device), else the
+    // smaller / larger.
+    if (is_nan_bits(a) || is_nan_bits(b)) {
+        return as_float(0x7fc00000u);
     }
     // Ordered by key, not float comparison: exact with subnormals too.
 #if OP == 1

@@ -80,9 +80,10 @@ uint combine(uint a, uint b) {
         return a + b; // i32 and u32: wrapping addition of the same bits
     }
     if (ELEM == 0u) {
-        // f32 min / max: NaN if either operand is NaN.
+        // f32 min / max: the quiet NaN 0x7fc00000 if either operand is NaN
+        // (whatever its payload: the same bits on every device).
         if (is_nan(a) || is_nan(b)) {
-            return is_nan(a) ? a : b;
+            return 0x7fc00000u;
         }
         // Ordered by key, not float comparison: exact with subnormals too.
         uint ka = total_key(a);

@@ -82,9 +82,10 @@ fn combine(a: u32, b: u32) -> u32 {
         return a + b; // i32 and u32: wrapping addition of the same bits
     }
     if ELEM == 0u {
-        // f32 min / max: NaN if either operand is NaN.
+        // f32 min / max: the quiet NaN 0x7fc00000 if either operand is NaN
+        // (whatever its payload: the same bits on every device).
         if is_nan(a) | is_nan(b) {
-            return select(b, a, is_nan(a));
+            return 0x7fc00000u;
         }
         // Ordered by key, not float comparison: exact with subnormals too.
         let ka = total_key(a);
