@@ -726,6 +726,21 @@ fn bench_compare_rejects_bad_baselines() {
         ),
         ("zero.json", report("rosetta-bench/2", 0.0), "median"),
         ("negative.json", report("rosetta-bench/2", -1e-5), "median"),
+        (
+            "min.json",
+            with_time(&report, "device_time", "min_s", 0.0),
+            "min_s",
+        ),
+        (
+            "p90.json",
+            with_time(&report, "device_time", "p90_s", -1.0),
+            "p90_s",
+        ),
+        (
+            "host.json",
+            with_time(&report, "host_time", "median_s", -1.0),
+            "host_time",
+        ),
     ] {
         let p = dir.join(name);
         std::fs::write(&p, json.to_string()).unwrap();
@@ -737,7 +752,25 @@ fn bench_compare_rejects_bad_baselines() {
             started.elapsed() < std::time::Duration::from_secs(2),
             "before the benchmark"
         );
+        // `report --merge` refuses the same files by the same rule.
+        if !name.starts_with("schema") && !name.starts_with("report") {
+            let merged = dir.join(format!("merged-{name}"));
+            let out = rosetta(&["report", "--merge", path(&p), "--out", path(&merged)]);
+            assert_usage_error(&out, mentions);
+        }
     }
+}
+
+/// A valid baseline (`report`'s) with one of its times replaced.
+fn with_time(
+    report: &dyn Fn(&str, f64) -> serde_json::Value,
+    clock: &str,
+    field: &str,
+    value: f64,
+) -> serde_json::Value {
+    let mut json = report("rosetta-bench/2", 1e-5);
+    json["results"][0][clock][field] = value.into();
+    json
 }
 
 #[test]
@@ -1069,4 +1102,69 @@ fn successful_runs_print_nothing_on_stderr() {
             assert_eq!(stderr(&out), "", "{sel} {op:?}: stderr not empty");
         }
     }
+}
+
+/// The binary with `args` and `ROSETTA_CACHE_DIR` set to `cache`.
+fn rosetta_cached(args: &[&str], cache: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rosetta"))
+        .args(args)
+        .env_remove("ROSETTA_REQUIRE")
+        .env_remove("RUST_LOG")
+        .env("ROSETTA_CACHE_DIR", cache)
+        .output()
+        .expect("rosetta runs")
+}
+
+/// `rosetta tune` keeps its choices in the tuning cache, so what would keep
+/// nothing is an error, never a silent success: caching off, an op with
+/// nothing to tune (usage errors, before any work), a cache that cannot be
+/// written (a failure). A tuned choice is stored and found.
+#[test]
+fn tune_refuses_to_keep_nothing() {
+    let dir = scratch("tune");
+    let tune = ["tune", "--backend", "cpu", "--size", "small", "--op"];
+    let with = |op: &str, cache: &str| {
+        let mut args = tune.to_vec();
+        args.push(op);
+        rosetta_cached(&args, cache)
+    };
+    assert_usage_error(&with("reduce", "off"), "caching is off");
+    let cache = dir.join("cache");
+    assert_usage_error(&with("copy", path(&cache)), "'copy' has no variants");
+    assert_usage_error(&with("chain", path(&cache)), "'chain' has no variants");
+    let file = dir.join("file");
+    std::fs::write(&file, b"x").unwrap();
+    assert_failure(
+        &with("reduce", path(&file)),
+        "tuning cache cannot be written",
+    );
+    // Names match whatever their case; the choice lands in the cache.
+    let out = with("REDUCE", path(&cache));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stored: Vec<_> = std::fs::read_dir(cache.join("tuning"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(stored.len(), 1, "one tuning file for the CPU");
+    let text = std::fs::read_to_string(stored[0].path()).unwrap();
+    assert!(text.contains("reduce/"), "{text}");
+}
+
+/// `--op` names match whatever their case in `bench` as in `run`: `MATMUL`
+/// benchmarks the matmul (it used to be accepted and run nothing).
+#[test]
+fn bench_op_names_ignore_case() {
+    let out = rosetta(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--size",
+        "small",
+        "--op",
+        "MATMUL",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("matmul"), "{table}");
 }

@@ -71,9 +71,22 @@ impl DiskCache {
     }
 
     /// The payload stored under `key`, if a whole, intact entry exists. A
-    /// damaged entry is removed.
+    /// damaged entry is removed. Only a regular file of at most
+    /// [`MAX_ENTRY_BYTES`] is read: a device file, a FIFO or a directory
+    /// at an entry's path is left alone and ignored (reading one could
+    /// block or never end), a larger file removed as damaged.
     pub fn get(&self, key: &Fingerprint) -> Option<Vec<u8>> {
         let path = self.path(key)?;
+        let meta = std::fs::metadata(&path).ok()?;
+        if !meta.is_file() {
+            tracing::warn!(path = %path.display(), "cache entry is not a regular file; ignored");
+            return None;
+        }
+        if meta.len() > MAX_ENTRY_BYTES {
+            tracing::warn!(path = %path.display(), bytes = meta.len(), "cache entry too large; removed, will rebuild");
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
         let data = std::fs::read(&path).ok()?;
         match decode(&data, key) {
             Some(payload) => Some(payload.to_vec()),
@@ -102,6 +115,10 @@ impl DiskCache {
         }
     }
 }
+
+/// The largest entry [`DiskCache::get`] reads: far above any compiled
+/// kernel or pipeline cache (the largest seen are a few hundred KiB).
+pub const MAX_ENTRY_BYTES: u64 = 256 << 20;
 
 fn encode(key: &Fingerprint, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 72);
@@ -183,6 +200,42 @@ mod tests {
         assert_eq!(cache.get(&key), None);
         std::fs::write(&path, b"garbage").unwrap();
         assert_eq!(cache.get(&key), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Only regular files are read, and only up to MAX_ENTRY_BYTES: a FIFO
+    /// (whose read would block), a directory or a symlink to a device at an
+    /// entry's path is ignored; an oversized file is removed unread.
+    #[test]
+    fn entries_that_are_not_small_regular_files_are_not_read() {
+        let dir = temp_dir("odd");
+        let cache = DiskCache::at(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let key = Fingerprint::default().str("k");
+        let path = cache.path(&key).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert_eq!(cache.get(&key), None);
+        std::fs::remove_dir(&path).unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+            assert_eq!(cache.get(&key), None, "a device is not read");
+            std::fs::remove_file(&path).unwrap();
+            let made = std::process::Command::new("mkfifo").arg(&path).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert_eq!(cache.get(&key), None, "a FIFO is not opened");
+                std::fs::remove_file(&path).unwrap();
+            }
+        }
+        // A sparse file past the limit: removed without being read.
+        let big = std::fs::File::create(&path).unwrap();
+        big.set_len(MAX_ENTRY_BYTES + 1).unwrap();
+        drop(big);
+        assert_eq!(cache.get(&key), None);
+        assert!(!path.exists());
+        // The entry works again afterwards.
+        cache.put(&key, b"payload");
+        assert_eq!(cache.get(&key).as_deref(), Some(&b"payload"[..]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

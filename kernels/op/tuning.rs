@@ -57,9 +57,17 @@ impl TuningCache {
         }
     }
 
+    /// The stored file; empty when there is none, or when the path holds
+    /// anything but a regular file of at most `MAX_ENTRY_BYTES` (a FIFO
+    /// would block the read, a device never end it) or no valid JSON.
     fn load(&self) -> TuningFile {
         self.path
             .as_ref()
+            .filter(|p| {
+                std::fs::metadata(p).is_ok_and(|m| {
+                    m.is_file() && m.len() <= rosetta_core::disk_cache::MAX_ENTRY_BYTES
+                })
+            })
             .and_then(|p| std::fs::read(p).ok())
             .and_then(|data| serde_json::from_slice(&data).ok())
             .unwrap_or_default()
@@ -71,11 +79,19 @@ impl TuningCache {
         self.load().choices.get(&format!("{op}/{class}")).cloned()
     }
 
-    /// Store a choice (under an exclusive lock; failures are logged, since a
-    /// cache that cannot be written only costs time).
-    pub fn store(&self, device: &DeviceInfo, op: &str, class: &str, choice: TuningChoice) {
-        let Some(path) = &self.path else { return };
-        let result = (|| -> std::io::Result<()> {
+    /// Store a choice (under an exclusive lock). An error when the cache is
+    /// off or cannot be written: storing is what the tuner is for.
+    pub fn store(
+        &self,
+        device: &DeviceInfo,
+        op: &str,
+        class: &str,
+        choice: TuningChoice,
+    ) -> std::io::Result<()> {
+        let Some(path) = &self.path else {
+            return Err(std::io::Error::other("the tuning cache is off"));
+        };
+        (|| -> std::io::Result<()> {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
@@ -87,10 +103,8 @@ impl TuningCache {
             file.choices.insert(format!("{op}/{class}"), choice);
             let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
             write_atomically(path, &json)
-        })();
-        if let Err(e) = result {
-            tracing::warn!(path = %path.display(), "tuning cache not written: {e}");
-        }
+        })()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     }
 
     /// Every stored choice, `op/class` → choice.

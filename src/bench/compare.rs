@@ -56,24 +56,33 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
             report.schema.escape_debug()
         ));
     }
-    for r in report.results.iter().filter(|r| r.status == Status::Ok) {
+    for r in &report.results {
         let what = || format!("result '{}' on {}", r.label.escape_debug(), r.device);
-        let Some(t) = r.device_time else {
+        if r.status == Status::Ok && r.device_time.is_none() {
             return Err(format!("{} is ok but has no device_time", what()));
-        };
-        if !(t.median_s.is_finite() && t.median_s > 0.0) {
-            return Err(format!(
-                "{} has median_s {}; a median must be finite and above 0",
-                what(),
-                t.median_s
-            ));
         }
-        if !(t.spread.is_finite() && t.spread >= 0.0) {
-            return Err(format!(
-                "{} has spread {}; a spread must be finite and not negative",
-                what(),
-                t.spread
-            ));
+        // Every time given, whatever the status: positive and finite.
+        for (clock, stats) in [("device_time", r.device_time), ("host_time", r.host_time)] {
+            let Some(t) = stats else { continue };
+            for (name, v) in [
+                ("median_s", t.median_s),
+                ("min_s", t.min_s),
+                ("p90_s", t.p90_s),
+            ] {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(format!(
+                        "{} has {clock}.{name} {v}; a time must be finite and above 0",
+                        what()
+                    ));
+                }
+            }
+            if !(t.spread.is_finite() && t.spread >= 0.0) {
+                return Err(format!(
+                    "{} has {clock}.spread {}; a spread must be finite and not negative",
+                    what(),
+                    t.spread
+                ));
+            }
         }
     }
     Ok(())
@@ -232,9 +241,15 @@ mod tests {
         let mut no_time = good.clone();
         no_time.results[0].device_time = None;
         assert!(compare(&no_time, &good).is_err());
-        // Results that are not ok carry no time and are not checked.
-        let mut wrong = report(0.0, 0.0);
+        // Results that are not ok carry no time and are not compared; a
+        // time they do carry must still be possible (as when read from a
+        // file, and in `report --merge`).
+        let mut wrong = report(1e-3, 0.0);
         wrong.results[0].status = Status::Wrong;
+        wrong.results[0].device_time = None;
+        wrong.results[0].host_time = None;
         assert_eq!(compare(&wrong, &good).unwrap().len(), 0);
+        wrong.results[0].device_time = report(0.0, 0.0).results[0].device_time;
+        assert!(compare(&wrong, &good).is_err());
     }
 }

@@ -98,21 +98,22 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
         rosetta_kernels::copy::workload(rosetta_kernels::roofline_words(options.size, device)),
         rosetta_kernels::copy::floor_workload(),
     ];
-    for op in rosetta_kernels::ops() {
-        if op.name() == "copy"
-            || !(options.ops.is_empty() || options.ops.iter().any(|o| o == op.name()))
-        {
-            continue;
-        }
-        list.extend(op.workloads(options.size, device));
-    }
-    if options.ops.is_empty() || options.ops.iter().any(|o| o == CHAIN) {
-        list.extend(chain::workloads(options.size, device));
-    }
+    // Names match whatever their case, as `rosetta_kernels::find` does.
+    let selected = |name: &str| {
+        options.ops.is_empty() || options.ops.iter().any(|o| o.eq_ignore_ascii_case(name))
+    };
     for name in &options.ops {
-        if name != CHAIN && rosetta_kernels::find(name).is_none() {
+        if !name.eq_ignore_ascii_case(CHAIN) && rosetta_kernels::find(name).is_none() {
             return Err(Error::Usage(format!("unknown op '{name}'")));
         }
+    }
+    for op in rosetta_kernels::ops() {
+        if op.name() != "copy" && selected(op.name()) {
+            list.extend(op.workloads(options.size, device));
+        }
+    }
+    if selected(CHAIN) {
+        list.extend(chain::workloads(options.size, device));
     }
     Ok(list)
 }

@@ -147,18 +147,8 @@ impl BenchReport {
         }
         let report: BenchReport = serde_json::from_value(value)
             .map_err(|e| bad(format!("not a {SCHEMA} report: {e}")))?;
-        for r in &report.results {
-            if let Some(t) = r.device_time {
-                for (what, v) in [("median", t.median_s), ("min", t.min_s), ("p90", t.p90_s)] {
-                    if !(v.is_finite() && v > 0.0) {
-                        return Err(bad(format!(
-                            "{} on {}: {what} time {v} is not a positive finite number",
-                            r.label, r.device
-                        )));
-                    }
-                }
-            }
-        }
+        // The same rule `report --merge` applies (one function for both).
+        super::validate(&report).map_err(bad)?;
         Ok(report)
     }
 }

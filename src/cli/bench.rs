@@ -20,7 +20,7 @@ pub struct Args {
 pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     // Before any work: a bad baseline or op is a usage error, an output path
     // that cannot be written a failure.
-    check_ops(&args.ops)?;
+    let ops = check_ops(&args.ops)?;
     let baseline = args.compare.as_deref().map(read_baseline).transpose()?;
     if let Some(path) = &args.json {
         rosetta::output::check_file(path)?;
@@ -29,7 +29,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         rosetta::output::check_dir(dir)?;
     }
     let (_, devices) = select(&args.backends)?;
-    let report = measure(&devices, Options::new(args.size, args.ops))?;
+    let report = measure(&devices, Options::new(args.size, ops))?;
     write!(out, "{}", bench::render_table(&report))?;
     if let Some(path) = &args.json {
         write_json(path, &report)?;

@@ -18,16 +18,26 @@ pub fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<
     Ok((discovery, devices))
 }
 
-/// Check `--op` names against the list of ops (usage error otherwise).
-pub fn check_ops(ops: &[String]) -> Result<(), Failure> {
-    for name in ops {
-        if name != rosetta::bench::CHAIN && rosetta::kernels::find(name).is_none() {
-            let known: Vec<&str> = rosetta::kernels::ops().iter().map(|o| o.name()).collect();
-            return Err(Failure::Usage(format!(
-                "unknown op '{name}' (ops: {})",
-                known.join(", ")
-            )));
-        }
-    }
-    Ok(())
+/// Check `--op` names against the list of ops (usage error otherwise), and
+/// return them as the ops spell them (names match whatever their case:
+/// `--op MATMUL` is `matmul`).
+pub fn check_ops(ops: &[String]) -> Result<Vec<String>, Failure> {
+    ops.iter()
+        .map(|name| {
+            if name.eq_ignore_ascii_case(rosetta::bench::CHAIN) {
+                return Ok(rosetta::bench::CHAIN.to_string());
+            }
+            match rosetta::kernels::find(name) {
+                Some(op) => Ok(op.name().to_string()),
+                None => {
+                    let known: Vec<&str> =
+                        rosetta::kernels::ops().iter().map(|o| o.name()).collect();
+                    Err(Failure::Usage(format!(
+                        "unknown op '{name}' (ops: {})",
+                        known.join(", ")
+                    )))
+                }
+            }
+        })
+        .collect()
 }

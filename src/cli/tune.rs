@@ -37,13 +37,24 @@ pub fn run(
     ops: Vec<String>,
     size: Size,
 ) -> Result<Outcome, Failure> {
-    check_ops(&ops)?;
+    let ops = check_ops(&ops)?;
     let (_, devices) = select(&backends)?;
+    // The tuner's choices live in the cache: without one it would measure
+    // for nothing.
+    if let Some(device) = devices.first() {
+        if TuningCache::for_device(device.info()).path().is_none() {
+            return Err(Failure::Usage(
+                "tuning keeps its choices in the cache, and caching is off \
+                 (ROSETTA_CACHE_DIR=off, or no home directory): set ROSETTA_CACHE_DIR to a folder"
+                    .into(),
+            ));
+        }
+    }
     let options = Options {
         min_samples: 5,
         target_seconds: 0.2,
         max_seconds: 3.0,
-        ..Options::new(size, ops)
+        ..Options::new(size, ops.clone())
     };
     let mut jobs = Vec::new();
     for device in &devices {
@@ -51,6 +62,15 @@ pub fn run(
             if workload.tune_class.is_some() && !workload.variants.is_empty() {
                 jobs.push((device, workload));
             }
+        }
+    }
+    // An op named with --op that has no variants here (copy, chain) is a
+    // usage error, not a silent success.
+    for op in &ops {
+        if !jobs.iter().any(|(_, w)| w.op.eq_ignore_ascii_case(op)) {
+            return Err(Failure::Usage(format!(
+                "'{op}' has no variants to tune on the selected devices"
+            )));
         }
     }
     let total: usize = jobs.iter().map(|(_, w)| w.variants.len() * ROUNDS).sum();
@@ -121,7 +141,7 @@ pub fn run(
             workload.label,
             summary.join(", ")
         )?;
-        TuningCache::for_device(device.info()).store(
+        let stored = TuningCache::for_device(device.info()).store(
             device.info(),
             workload.op,
             &class,
@@ -131,6 +151,13 @@ pub fn run(
                 measured: measured.clone(),
             },
         );
+        if let Err(e) = stored {
+            // Storing is what tuning is for: stop rather than measure on.
+            bar.finish_and_clear();
+            return Err(Failure::Failed(format!(
+                "the tuning cache cannot be written: {e}"
+            )));
+        }
     }
     bar.finish_and_clear();
     if let Some(device) = devices.first() {

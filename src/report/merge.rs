@@ -292,8 +292,13 @@ pub(crate) fn build(input: Input) -> Report {
         .collect();
 
     let matrix = matrix(&conformance, &columns);
+    // A run's own `passed` is not taken on trust: the rule is re-applied
+    // (nothing missing, some device, no failed cell), so a file that says
+    // `passed` over a missing API or no devices does not pass the merge.
     let passed = (!conformance.is_empty()).then(|| {
-        conformance.iter().all(|c| c.run.passed)
+        conformance
+            .iter()
+            .all(|c| c.run.passed && c.run.missing.is_empty() && !c.run.devices.is_empty())
             && matrix
                 .iter()
                 .all(|c| c.cells.iter().all(|cell| cell.status != CellStatus::Failed))
@@ -543,6 +548,30 @@ mod tests {
         assert_eq!(labels, ["vulkan:1", "cpu:0", "vulkan:1 #2", "cpu:0 #2"]);
         assert_eq!(r.physical.len(), 1, "all on the host CPU");
         assert_eq!(r.passed, Some(true));
+    }
+
+    /// A run's `passed` is re-derived: one that says it passed over a
+    /// missing required API, or with no devices at all, fails the merge.
+    #[test]
+    fn a_run_that_claims_to_pass_is_checked() {
+        let d = dir("claims");
+        let devices = &fixtures::gpu_machine_devices()[4..];
+        let run = fixtures::conformance("solo", devices, &all_cases(), false);
+        assert!(run.passed);
+        let honest = save(&d, "honest.json", &run);
+        assert_eq!(merge(&[&honest]).unwrap().passed, Some(true));
+        let mut missing = run.clone();
+        missing.missing = vec!["opencl".into()];
+        let missing = save(&d, "missing.json", &missing);
+        assert_eq!(merge(&[&missing]).unwrap().passed, Some(false));
+        let mut empty = run;
+        empty.devices.clear();
+        empty.summary.clear();
+        for case in &mut empty.cases {
+            case.results.clear();
+        }
+        let empty = save(&d, "empty.json", &empty);
+        assert_eq!(merge(&[&empty]).unwrap().passed, Some(false));
     }
 
     #[test]
