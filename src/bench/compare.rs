@@ -45,9 +45,15 @@ pub enum CompareError {
     Current(String),
 }
 
-/// Check that `report` can be compared: its schema id is the one this build
-/// writes ([`SCHEMA`]), and every `ok` result has a device time whose median
-/// is finite and above 0 and whose spread is finite and not negative. The
+/// The least time a result may hold: nothing is measured below a
+/// picosecond, and ratios of such times overflow (5e-324 s made a
+/// comparison print `infx`).
+pub const MIN_TIME_S: f64 = 1e-12;
+
+/// Check that `report` can be compared or merged: its schema id is the one
+/// this build writes ([`SCHEMA`]), every `ok` result has a device time, and
+/// every time a result holds (device or host; median, min, p90) is finite
+/// and at least [`MIN_TIME_S`], every spread finite and not negative. The
 /// error is the reason, e.g. `schema is 'rosetta-bench/2', not 'rosetta-bench/1'`.
 pub fn validate(report: &BenchReport) -> Result<(), String> {
     if report.schema != SCHEMA {
@@ -69,9 +75,10 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
                 ("min_s", t.min_s),
                 ("p90_s", t.p90_s),
             ] {
-                if !(v.is_finite() && v > 0.0) {
+                if !(v.is_finite() && v >= MIN_TIME_S) {
                     return Err(format!(
-                        "{} has {clock}.{name} {v}; a time must be finite and above 0",
+                        "{} has {clock}.{name} {v}; a time must be finite and at least \
+                         {MIN_TIME_S} s (1 ps)",
                         what()
                     ));
                 }
