@@ -7,10 +7,16 @@ use std::process::{Command, Output};
 
 /// The binary with `args`, under the default log filter (no `RUST_LOG`).
 fn rosetta(args: &[&str]) -> Output {
+    rosetta_with_env(args, &[])
+}
+
+/// The same with these environment variables set.
+fn rosetta_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rosetta"))
         .args(args)
         .env_remove("ROSETTA_REQUIRE")
         .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
         .output()
         .expect("rosetta runs")
 }
@@ -1105,17 +1111,6 @@ fn successful_runs_print_nothing_on_stderr() {
     }
 }
 
-/// The binary with `args` and `ROSETTA_CACHE_DIR` set to `cache`.
-fn rosetta_cached(args: &[&str], cache: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rosetta"))
-        .args(args)
-        .env_remove("ROSETTA_REQUIRE")
-        .env_remove("RUST_LOG")
-        .env("ROSETTA_CACHE_DIR", cache)
-        .output()
-        .expect("rosetta runs")
-}
-
 /// `rosetta tune` keeps its choices in the tuning cache, so what would keep
 /// nothing is an error, never a silent success: caching off, an op with
 /// nothing to tune (usage errors, before any work), a cache that cannot be
@@ -1127,7 +1122,7 @@ fn tune_refuses_to_keep_nothing() {
     let with = |op: &str, cache: &str| {
         let mut args = tune.to_vec();
         args.push(op);
-        rosetta_cached(&args, cache)
+        rosetta_with_env(&args, &[("ROSETTA_CACHE_DIR", cache)])
     };
     assert_usage_error(&with("reduce", "off"), "caching is off");
     let cache = dir.join("cache");
