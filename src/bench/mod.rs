@@ -24,8 +24,8 @@ mod compare;
 mod result;
 mod table;
 
-pub use compare::{compare, validate, Change, CompareError, Comparison};
-pub use result::{BenchReport, BenchResult, Stats, Status, SCHEMA};
+pub use compare::{compare, Change, CompareError, Comparison};
+pub use result::{validate, BenchReport, BenchResult, Stats, Status, MIN_TIME_S, SCHEMA};
 pub use table::{format_seconds, render_table};
 
 use crate::conform::physical_groups;

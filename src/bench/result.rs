@@ -127,6 +127,56 @@ pub struct BenchReport {
     pub results: Vec<BenchResult>,
 }
 
+/// The least time a result may hold: nothing is measured below a
+/// picosecond, and ratios of such times overflow (5e-324 s made a
+/// comparison print `infx`).
+pub const MIN_TIME_S: f64 = 1e-12;
+
+/// Check that `report` can be compared or merged: its schema id is the one
+/// this build writes ([`SCHEMA`]), every `ok` result has a device time, and
+/// every time a result holds (device or host; median, min, p90) is finite
+/// and at least [`MIN_TIME_S`], every spread finite and not negative. The
+/// error is the reason, e.g. `schema is 'rosetta-bench/2', not 'rosetta-bench/1'`.
+pub fn validate(report: &BenchReport) -> Result<(), String> {
+    if report.schema != SCHEMA {
+        return Err(format!(
+            "schema is '{}', not '{SCHEMA}' (the schema this build reads and writes)",
+            report.schema.escape_debug()
+        ));
+    }
+    for r in &report.results {
+        let what = || format!("result '{}' on {}", r.label.escape_debug(), r.device);
+        if r.status == Status::Ok && r.device_time.is_none() {
+            return Err(format!("{} is ok but has no device_time", what()));
+        }
+        // Every time given, whatever the status: positive and finite.
+        for (clock, stats) in [("device_time", r.device_time), ("host_time", r.host_time)] {
+            let Some(t) = stats else { continue };
+            for (name, v) in [
+                ("median_s", t.median_s),
+                ("min_s", t.min_s),
+                ("p90_s", t.p90_s),
+            ] {
+                if !(v.is_finite() && v >= MIN_TIME_S) {
+                    return Err(format!(
+                        "{} has {clock}.{name} {v}; a time must be finite and at least \
+                         {MIN_TIME_S} s (1 ps)",
+                        what()
+                    ));
+                }
+            }
+            if !(t.spread.is_finite() && t.spread >= 0.0) {
+                return Err(format!(
+                    "{} has {clock}.spread {}; a spread must be finite and not negative",
+                    what(),
+                    t.spread
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl BenchReport {
     /// Read a report, refusing other schemas and impossible times.
     pub fn from_json(path: &std::path::Path, text: &str) -> Result<Self> {
@@ -148,7 +198,7 @@ impl BenchReport {
         let report: BenchReport = serde_json::from_value(value)
             .map_err(|e| bad(format!("not a {SCHEMA} report: {e}")))?;
         // The same rule `report --merge` applies (one function for both).
-        super::validate(&report).map_err(bad)?;
+        validate(&report).map_err(bad)?;
         Ok(report)
     }
 }
