@@ -66,10 +66,11 @@ impl WgpuDriver {
     }
 }
 
-#[cfg(test)]
 impl WgpuDriver {
-    /// Record a dispatch as `launch` does, without the binding-size check:
-    /// for tests of what happens when wgpu refuses a batch anyway.
+    /// Record a dispatch: everything [`Driver::launch`] does after its
+    /// checks (health, binding sizes). Tests call it directly to record past
+    /// the binding-size check, for what happens when wgpu refuses a batch
+    /// anyway.
     ///
     /// # Safety
     /// As [`Driver::launch`].
@@ -80,7 +81,15 @@ impl WgpuDriver {
         buffers: &[&WgpuBuffer],
         params: &[u32],
     ) -> Result<()> {
-        // SAFETY: passed on from this function's contract.
+        // A pass this launch opens may end with the next mark's timestamp.
+        if let Some(timer) = &mut self.timer {
+            if !self.recorder.pass_open() {
+                self.recorder.offer_pass_end(timer.reserve_pass_end());
+            }
+        }
+        // SAFETY: our caller's contract (`Driver::launch`) is exactly
+        // `record`'s: the kernel stays inside the buffers and terminates,
+        // and buffers and params match its interface.
         unsafe {
             crate::launch::record(
                 &self.gpu,
@@ -162,26 +171,8 @@ impl Driver for WgpuDriver {
     ) -> Result<()> {
         self.gpu.health.check()?;
         kernel.check_binding_sizes(buffers)?;
-        // A pass this launch opens may end with the next mark's timestamp.
-        if let Some(timer) = &mut self.timer {
-            if !self.recorder.pass_open() {
-                self.recorder.offer_pass_end(timer.reserve_pass_end());
-            }
-        }
-        // SAFETY: our caller's contract (`Driver::launch`) is exactly
-        // `record`'s: the kernel stays inside the buffers and terminates,
-        // and buffers and params match its interface.
-        unsafe {
-            crate::launch::record(
-                &self.gpu,
-                &mut self.recorder,
-                &mut self.bind_groups,
-                kernel,
-                launch,
-                buffers,
-                params,
-            )
-        }
+        // SAFETY: our caller's contract is `record_unchecked`'s.
+        unsafe { self.record_unchecked(kernel, launch, buffers, params) }
     }
 
     fn flush(&mut self) -> Result<()> {
