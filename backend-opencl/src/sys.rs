@@ -678,17 +678,17 @@ pub(crate) fn create_kernel(program: &Program, name: &CStr) -> Result<Kernel, Fa
     Ok(unsafe { Kernel::from_raw(raw) })
 }
 
-/// A `size_t` or `cl_ulong` of `clGetKernelWorkGroupInfo`
-/// (`CL_KERNEL_WORK_GROUP_SIZE`, `CL_KERNEL_LOCAL_MEM_SIZE`).
-pub(crate) fn kernel_work_group_info(
+/// `clGetKernelWorkGroupInfo` of `param` into `value`: the bytes written.
+fn kernel_work_group_info_into(
     kernel: &Kernel,
     device: DeviceId,
     param: u32,
-) -> Result<u64, Failure> {
-    let mut value = [0u8; 8];
+    value: &mut [u8],
+) -> Result<usize, Failure> {
     let mut size = 0usize;
-    // SAFETY: a live kernel and its program's device; the queried values are
-    // at most 8 bytes and `value` has 8; `size` is live.
+    // SAFETY: a live kernel and its program's device; the call writes at
+    // most `value.len()` bytes into `value` (else it fails with
+    // CL_INVALID_VALUE); `size` is live.
     let code = unsafe {
         ffi::clGetKernelWorkGroupInfo(
             kernel.0,
@@ -700,6 +700,18 @@ pub(crate) fn kernel_work_group_info(
         )
     };
     check("clGetKernelWorkGroupInfo", code)?;
+    Ok(size)
+}
+
+/// A `size_t` or `cl_ulong` of `clGetKernelWorkGroupInfo`
+/// (`CL_KERNEL_WORK_GROUP_SIZE`, `CL_KERNEL_LOCAL_MEM_SIZE`).
+pub(crate) fn kernel_work_group_info(
+    kernel: &Kernel,
+    device: DeviceId,
+    param: u32,
+) -> Result<u64, Failure> {
+    let mut value = [0u8; 8];
+    let size = kernel_work_group_info_into(kernel, device, param, &mut value)?;
     Ok(match size {
         4 => u64::from(u32::from_ne_bytes([value[0], value[1], value[2], value[3]])),
         _ => u64::from_ne_bytes(value),
@@ -713,22 +725,20 @@ pub(crate) fn kernel_compile_work_group_size(
     device: DeviceId,
 ) -> Result<[u64; 3], Failure> {
     const CL_KERNEL_COMPILE_WORK_GROUP_SIZE: u32 = 0x11B1;
-    let mut value = [0usize; 3];
-    let mut size = 0usize;
-    // SAFETY: a live kernel and its program's device; the value is three
-    // `size_t`s and `value` holds three; `size` is live.
-    let code = unsafe {
-        ffi::clGetKernelWorkGroupInfo(
-            kernel.0,
-            device.0,
-            CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
-            std::mem::size_of_val(&value),
-            value.as_mut_ptr().cast(),
-            &mut size,
-        )
-    };
-    check("clGetKernelWorkGroupInfo", code)?;
-    Ok(value.map(|v| v as u64))
+    const WORD: usize = std::mem::size_of::<usize>();
+    let mut value = [0u8; 3 * WORD];
+    kernel_work_group_info_into(
+        kernel,
+        device,
+        CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+        &mut value,
+    )?;
+    // Three `size_t`s.
+    Ok(std::array::from_fn(|i| {
+        let mut word = [0u8; WORD];
+        word.copy_from_slice(&value[i * WORD..(i + 1) * WORD]);
+        usize::from_ne_bytes(word) as u64
+    }))
 }
 
 /// Set argument `index` of `kernel` to a buffer.
