@@ -180,10 +180,14 @@ fn check_range(lo: f64, hi: f64, bins: u32) -> Result<()> {
         // Ends that differ in f64 but round to one f32 (a range of equal
         // ends widened by ±0.5 at magnitudes past 2^23, say) are a range too
         // narrow, not a reversed one.
+        // Equal ends in f64 too: past 2^53 the ±0.5 widening of an empty
+        // range changes neither end, and that range is too narrow as well.
         return invalid(if lo < hi {
             "too narrow for its bins (both ends round to one f32 value)"
+        } else if lo == hi {
+            "too narrow for its bins (equal ends: widening an empty range by ±0.5 leaves them equal at this magnitude)"
         } else {
-            "the range is empty or reversed"
+            "the range is reversed"
         });
     }
     // `bins + 1` distinct edges need as many f32 values in [lo, hi]: keys
@@ -347,9 +351,17 @@ mod tests {
         };
         let e = check_range(lo, hi, 4).unwrap_err().to_string();
         assert!(e.contains("too narrow for its bins"), "{e}");
+        // The same past 2^53, where the widening changes neither end in f64.
+        let HistogramInput::F32 { lo, hi } = HistogramInput::f32_range(3.4028235e38, 3.4028235e38)
+        else {
+            unreachable!()
+        };
+        assert_eq!(lo, hi);
+        let e = check_range(lo, hi, 4).unwrap_err().to_string();
+        assert!(e.contains("too narrow for its bins (equal ends"), "{e}");
         // A reversed range is called that.
         let e = check_range(2.0, 1.0, 4).unwrap_err().to_string();
-        assert!(e.contains("empty or reversed"), "{e}");
+        assert!(e.contains("the range is reversed"), "{e}");
     }
 
     fn f32_spec(lo: f64, hi: f64, bins: u32) -> HistogramSpec {
