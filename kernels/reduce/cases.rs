@@ -284,6 +284,38 @@ pub fn cases() -> Vec<Case> {
             }
         }
     }
+    // Values of one sign at a size no workgroup divides, through every
+    // variant: the padding of a partial group must be the op's identity
+    // (+Inf or i32::MAX for min, -Inf or i32::MIN for max). Random values
+    // span zero, so a padding of 0 would pass them unseen.
+    let one_signed: [(&str, Elem, ReduceOp, Values); 4] = [
+        (" all in [1, 2)", Elem::F32, ReduceOp::Min, |s, n| {
+            let bits = inputs::u32_values(s, n);
+            bits.into_iter()
+                .map(|b| (b & 0x007f_ffff) | 0x3f80_0000)
+                .collect()
+        }),
+        (" all in (-2, -1]", Elem::F32, ReduceOp::Max, |s, n| {
+            let bits = inputs::u32_values(s, n);
+            bits.into_iter()
+                .map(|b| (b & 0x007f_ffff) | 0xbf80_0000)
+                .collect()
+        }),
+        (" all positive", Elem::I32, ReduceOp::Min, |s, n| {
+            let bits = inputs::u32_values(s, n);
+            bits.into_iter().map(|b| (b >> 1) | 1).collect()
+        }),
+        (" all negative", Elem::I32, ReduceOp::Max, |s, n| {
+            let bits = inputs::u32_values(s, n);
+            bits.into_iter().map(|b| b | 0x8000_0000).collect()
+        }),
+    ];
+    for (label, elem, op, values) in one_signed {
+        all.push(case(elem, op, 4_099, label, values, None));
+        for variant in ReduceVariant::ALL {
+            all.push(case(elem, op, 4_099, label, values, Some(variant)));
+        }
+    }
     all.push(case(
         Elem::F32,
         ReduceOp::Max,
