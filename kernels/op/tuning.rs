@@ -117,3 +117,66 @@ impl TuningCache {
         self.path.as_ref()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::geometry::test_device;
+    use rosetta_core::{Api, Capabilities};
+
+    fn cache_in(dir: &std::path::Path) -> TuningCache {
+        TuningCache {
+            path: Some(dir.join("tuning").join("device.json")),
+        }
+    }
+
+    fn choice(variant: &str) -> TuningChoice {
+        TuningChoice {
+            variant: variant.to_string(),
+            median_s: 1e-3,
+            measured: BTreeMap::from([(variant.to_string(), 1e-3)]),
+        }
+    }
+
+    /// Stores from many writers at once (each opens the lock itself, as
+    /// another process would) keep every entry: the load, insert and
+    /// rename happen under the lock, so no writer's file drops another's.
+    #[test]
+    fn writers_at_once_lose_no_entry() {
+        let dir = std::env::temp_dir().join(format!("rosetta-tuning-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let device = test_device(Api::Cpu, Capabilities::software_device());
+        std::thread::scope(|scope| {
+            for writer in 0..8 {
+                let (cache, device) = (cache_in(&dir), &device);
+                scope.spawn(move || {
+                    for entry in 0..25 {
+                        cache
+                            .store(device, "op", &format!("w{writer} e{entry}"), choice("v"))
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        let entries = cache_in(&dir).entries();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(entries.len(), 8 * 25);
+    }
+
+    /// A file that does not parse is no choice, and the next store replaces it.
+    #[test]
+    fn a_damaged_file_is_ignored_then_replaced() {
+        let dir = std::env::temp_dir().join(format!("rosetta-tuning-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = cache_in(&dir);
+        let path = cache.path().unwrap().clone();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"{\"choices\": {\"op/c\": {\"variant\": ").unwrap();
+        assert_eq!(cache.lookup("op", "c"), None);
+        let device = test_device(Api::Cpu, Capabilities::software_device());
+        cache.store(&device, "op", "c", choice("v2")).unwrap();
+        let found = cache.lookup("op", "c").map(|c| c.variant);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found.as_deref(), Some("v2"));
+    }
+}
