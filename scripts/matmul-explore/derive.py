@@ -1,6 +1,8 @@
 # Exploration forms of kernels/matmul/matmul.cu, derived from it when a script runs (no copies kept):
 #   derive:ablation  ABL_NOCOPY (no copies after the first STAGES - 1 slices: the loop computes on stale tiles),
 #                    ABL_NOSYNC (no wait or barrier per slice); wrong results, timing only.
+#   derive:swizzle   SWIZZLE: C's tiles in bands of SWIZZLE tile rows, each band walked column by column
+#                    (0: row by row, as matmul.cu), for L2 reuse of B's columns between the blocks in flight.
 #   derive:order     ORDER: the order of the outer product's multiply-adds (0 i-outer, as matmul.cu; 1 j-outer;
 #                    2 i-outer serpentine; 3 j-outer serpentine; 4 serpentine alternating with kk).
 # The 2026-11-25 runs used copies that commit 958d772 kept: scripts/matmul-explore/mm4-ablation.cu,
@@ -49,8 +51,21 @@ def order(src):
             for (unsigned int j = 0; j < THREAD_N; ++j) ''' + body, forms + '#endif')
 
 
+def swizzle(src):
+    return '#ifndef SWIZZLE\n#define SWIZZLE 0\n#endif\n' + _replace(
+        src, 'const unsigned int row0 = (tile / tiles_n) * TILE_M, col0 = (tile % tiles_n) * TILE_N;', '''unsigned int tile_row = tile / tiles_n, tile_col = tile % tiles_n;
+#if SWIZZLE
+        {
+            const unsigned int band = tile / (SWIZZLE * tiles_n), first = band * SWIZZLE;
+            const unsigned int rows = min(SWIZZLE, tiles_m - first), within = tile - first * tiles_n;
+            tile_row = first + within % rows, tile_col = within / rows;
+        }
+#endif
+        const unsigned int row0 = tile_row * TILE_M, col0 = tile_col * TILE_N;''')
+
+
 def source(path):
     """The text of `path`, or of a derived form (`derive:NAME`)."""
     if path.startswith('derive:'):
-        return {'ablation': ablation, 'order': order}[path.split(':', 1)[1]](open(KERNEL).read())
+        return {'ablation': ablation, 'order': order, 'swizzle': swizzle}[path.split(':', 1)[1]](open(KERNEL).read())
     return open(path).read()
