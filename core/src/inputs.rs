@@ -35,6 +35,17 @@ pub fn f32_values(seed: u64, len: usize) -> Vec<f32> {
         .collect()
 }
 
+/// `len` values in [-1, 1) ([`f32_values`]) with `value` at index `at`, or
+/// at the last index where `at` is past it: one special value in random
+/// data.
+pub fn f32_with_value_at(seed: u64, len: usize, at: usize, value: f32) -> Vec<f32> {
+    let mut x = f32_values(seed, len);
+    if let Some(slot) = x.get_mut(at.min(len.saturating_sub(1))) {
+        *slot = value;
+    }
+    x
+}
+
 /// `len` uniform f32 values in [lo, hi).
 pub fn f32_values_in(seed: u64, len: usize, lo: f32, hi: f32) -> Vec<f32> {
     (0..len as u64)

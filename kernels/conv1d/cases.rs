@@ -125,20 +125,6 @@ fn case(
     })
 }
 
-/// Random taps whose first is +Inf.
-fn inf_first_tap(seed: u64, len: usize) -> Vec<f32> {
-    let mut taps = inputs::f32_values(seed, len);
-    taps[0] = f32::INFINITY;
-    taps
-}
-
-/// Random taps whose last is -Inf.
-fn inf_last_tap(seed: u64, len: usize) -> Vec<f32> {
-    let mut taps = inputs::f32_values(seed, len);
-    taps[len - 1] = f32::NEG_INFINITY;
-    taps
-}
-
 /// Every conv1d case.
 pub fn cases() -> Vec<Case> {
     let ops = CaseGroup::Ops;
@@ -210,10 +196,15 @@ pub fn cases() -> Vec<Case> {
         // An infinite first or last tap: over the zero border it multiplies
         // a zero, so the outputs there are NaN (0 · Inf), the others ±Inf;
         // a kernel that skipped the border's taps would give finite values.
-        for (label, filter) in [
-            (" +Inf first tap", inf_first_tap as Values),
-            (" -Inf last tap", inf_last_tap),
-        ] {
+        let infinite: [(&str, Values); 2] = [
+            (" +Inf first tap", |s, n| {
+                inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
+            }),
+            (" -Inf last tap", |s, n| {
+                inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
+            }),
+        ];
+        for (label, filter) in infinite {
             all.push(case(
                 ops,
                 1_027,

@@ -21,6 +21,9 @@ const OP: &str = "conv2d";
 /// Largest image of the `--quick` subset (pixels).
 const QUICK_MAX: usize = 70_000;
 
+/// A seeded generator of filter values: `(seed, len) -> values`.
+type Values = fn(u64, usize) -> Vec<f32>;
+
 /// An image's pixels.
 enum Image {
     F32(Vec<f32>),
@@ -218,7 +221,7 @@ fn case(
     group: CaseGroup,
     spec: Conv2dSpec,
     pixels: Pixels,
-    filter: fn(u64, usize) -> Vec<f32>,
+    filter: Values,
     exact: bool,
     label: &str,
     variant: Option<Conv2dVariant>,
@@ -236,20 +239,6 @@ fn case(
             exact,
         )
     })
-}
-
-/// A random filter whose first value is +Inf.
-fn inf_first_value(seed: u64, len: usize) -> Vec<f32> {
-    let mut filter = inputs::f32_values(seed, len);
-    filter[0] = f32::INFINITY;
-    filter
-}
-
-/// A random filter whose last value is -Inf.
-fn inf_last_value(seed: u64, len: usize) -> Vec<f32> {
-    let mut filter = inputs::f32_values(seed, len);
-    filter[len - 1] = f32::NEG_INFINITY;
-    filter
 }
 
 /// Every conv2d case.
@@ -362,13 +351,7 @@ pub fn cases() -> Vec<Case> {
     // both borders, images smaller than one tile. The register windows also
     // get several tiles down and across, the largest filter they hold
     // (9 × 9), and one-row and one-column filters.
-    type Forced = (
-        Conv2dSpec,
-        Pixels,
-        fn(u64, usize) -> Vec<f32>,
-        bool,
-        &'static str,
-    );
+    type Forced = (Conv2dSpec, Pixels, Values, bool, &'static str);
     let exact = " small integer filter (exact)";
     let every: [Forced; 4] = [
         (
@@ -497,13 +480,15 @@ pub fn cases() -> Vec<Case> {
         // multiplies a zero above / left of the image (below / right for the
         // last), so those outputs are NaN (0 · Inf) and the others ±Inf; a
         // kernel that skipped the border's terms would give finite values.
-        for (label, filter) in [
-            (
-                " +Inf first filter value",
-                inf_first_value as fn(u64, usize) -> Vec<f32>,
-            ),
-            (" -Inf last filter value", inf_last_value),
-        ] {
+        let infinite: [(&str, Values); 2] = [
+            (" +Inf first filter value", |s, n| {
+                inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
+            }),
+            (" -Inf last filter value", |s, n| {
+                inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
+            }),
+        ];
+        for (label, filter) in infinite {
             let s = spec(37, 45, 5, 5, Border::Zero);
             all.push(case(
                 ops,

@@ -178,10 +178,9 @@ fn check_range(lo: f64, hi: f64, bins: u32) -> Result<()> {
     }
     if lo32 >= hi32 {
         // Ends that differ in f64 but round to one f32 (a range of equal
-        // ends widened by ±0.5 at magnitudes past 2^23, say) are a range too
-        // narrow, not a reversed one.
-        // Equal ends in f64 too: past 2^53 the ±0.5 widening of an empty
-        // range changes neither end, and that range is too narrow as well.
+        // ends widened by ±0.5 at magnitudes past 2^23, say), and ends equal
+        // even in f64 (past 2^53 the widening changes neither), make a range
+        // too narrow, not a reversed one.
         return invalid(if lo < hi {
             "too narrow for its bins (both ends round to one f32 value)"
         } else if lo == hi {

@@ -152,12 +152,18 @@ fn f32_words(seed: u64, len: usize) -> Vec<u32> {
     bytemuck::cast_vec(inputs::f32_values(seed, len))
 }
 
-/// Random subnormal f32 values (and ±0) of both signs.
-fn subnormals(seed: u64, len: usize) -> Vec<u32> {
+/// Random 32-bit words with only the bits of `keep` left random and those
+/// of `set` set: `(bits & keep) | set`.
+fn masked_bits(seed: u64, len: usize, keep: u32, set: u32) -> Vec<u32> {
     inputs::u32_values(seed, len)
         .into_iter()
-        .map(|bits| bits & 0x807f_ffff)
+        .map(|bits| (bits & keep) | set)
         .collect()
+}
+
+/// Random subnormal f32 values (and ±0) of both signs.
+fn subnormals(seed: u64, len: usize) -> Vec<u32> {
+    masked_bits(seed, len, 0x807f_ffff, 0)
 }
 
 /// A NaN with the sign bit set and the quiet bit clear.
@@ -166,9 +172,7 @@ const NEGATIVE_SIGNALLING_NAN: u32 = 0xff80_0001;
 const PAYLOAD_NAN: u32 = 0x7fc0_0123;
 
 fn with_special(seed: u64, len: usize, at: usize, value: f32) -> Vec<u32> {
-    let mut x = inputs::f32_values(seed, len);
-    x[at.min(len - 1)] = value;
-    bytemuck::cast_vec(x)
+    bytemuck::cast_vec(inputs::f32_with_value_at(seed, len, at, value))
 }
 
 /// Every reduce case.
@@ -269,12 +273,7 @@ pub fn cases() -> Vec<Case> {
     // variants once mapped every zero to +0).
     let zeros: [(&str, Values); 2] = [
         (" all -0", |_, n| vec![0x8000_0000; n]),
-        (" -0 and +0", |s, n| {
-            inputs::u32_values(s, n)
-                .into_iter()
-                .map(|bits| bits & 0x8000_0000)
-                .collect()
-        }),
+        (" -0 and +0", |s, n| masked_bits(s, n, 0x8000_0000, 0)),
     ];
     for (label, values) in zeros {
         for op in [ReduceOp::Min, ReduceOp::Max] {
@@ -290,24 +289,16 @@ pub fn cases() -> Vec<Case> {
     // span zero, so a padding of 0 would pass them unseen.
     let one_signed: [(&str, Elem, ReduceOp, Values); 4] = [
         (" all in [1, 2)", Elem::F32, ReduceOp::Min, |s, n| {
-            let bits = inputs::u32_values(s, n);
-            bits.into_iter()
-                .map(|b| (b & 0x007f_ffff) | 0x3f80_0000)
-                .collect()
+            masked_bits(s, n, 0x007f_ffff, 0x3f80_0000)
         }),
         (" all in (-2, -1]", Elem::F32, ReduceOp::Max, |s, n| {
-            let bits = inputs::u32_values(s, n);
-            bits.into_iter()
-                .map(|b| (b & 0x007f_ffff) | 0xbf80_0000)
-                .collect()
+            masked_bits(s, n, 0x007f_ffff, 0xbf80_0000)
         }),
         (" all positive", Elem::I32, ReduceOp::Min, |s, n| {
-            let bits = inputs::u32_values(s, n);
-            bits.into_iter().map(|b| (b >> 1) | 1).collect()
+            masked_bits(s, n, 0x7fff_ffff, 1)
         }),
         (" all negative", Elem::I32, ReduceOp::Max, |s, n| {
-            let bits = inputs::u32_values(s, n);
-            bits.into_iter().map(|b| b | 0x8000_0000).collect()
+            masked_bits(s, n, 0xffff_ffff, 0x8000_0000)
         }),
     ];
     for (label, elem, op, values) in one_signed {
