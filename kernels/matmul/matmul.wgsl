@@ -21,10 +21,12 @@
 // `acc`; the micro-tile's rows come in runs of RUN_M consecutive rows
 // THREADS_M·RUN_M apart, its columns in runs of RUN_N (micro_row,
 // micro_col; mod.rs says why). WGSL sizes function-scope arrays by
-// constants only, so the register arrays have room for micro-tiles up to MAX_THREAD × MAX_THREAD (8 × 8, the
-// largest of the plan's tilings); the loops run to THREAD_M / THREAD_N, which
-// are constants once the pipeline is built, so they unroll and the unused
-// registers vanish.
+// constants only, so the register arrays have room for micro-tiles up to
+// MAX_THREAD × MAX_THREAD (16 × 16; the plan's largest are 16 × 8 and
+// 8 × 16); the loops run to THREAD_M / THREAD_N, which are constants once
+// the pipeline is built, so they unroll and the unused registers vanish
+// (through wgpu on an H100 the 8 × 8 tilings ran as fast with room for
+// 16 × 16 as with room for 8 × 8).
 // Indices are u32: the plan refuses matrices of 2^32 elements or more.
 // Stores: with VECTOR_STORES, 16 bytes per run of four columns of C where
 // n % 4 == 0; else one component of `c`'s vectors.
@@ -38,10 +40,10 @@ override THREAD_N: u32; // <= MAX_THREAD
 override VECTOR_STORES: u32; // 16-byte stores of C (the plan decides)
 
 const PAD: u32 = 4u;
-const MAX_THREAD: u32 = 8u;
+const MAX_THREAD: u32 = 16u;
 // Room for each invocation's elements of one slice (loads_a(), loads_b()); the
-// plan's tilings move at most 8 (a unit test in plan.rs checks).
-const MAX_LOADS: u32 = 8u;
+// plan's tilings move at most 16 (a unit test in plan.rs checks).
+const MAX_LOADS: u32 = 16u;
 
 struct Params {
     m: u32,

@@ -12,7 +12,8 @@
 use super::spec::{MatmulSpec, PAD};
 use crate::op::{check_binding, prepare_kernel, u32_param, workgroup_model, TuningCache};
 use rosetta_core::{
-    Backend, Buffer, Capabilities, DeviceInfo, Error, Kernel, KernelDef, Language, Launch, Result,
+    Backend, Buffer, Capabilities, DeviceInfo, DeviceType, Error, Kernel, KernelDef, Language,
+    Launch, Result,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -65,8 +66,18 @@ pub struct Tiling {
 /// The two 128 × 128 tilings differ in the slice depth: 16 halves the
 /// barriers and copy bookkeeping per multiply-add (CUDA on an H100, 4096³:
 /// 44.6 TFLOP/s against 41.5 with 8, `scripts/matmul-explore/`), 8 takes
-/// half the shared memory and prefetch registers.
-pub const TILINGS: [Tiling; 4] = [
+/// half the shared memory and prefetch registers. The two larger tiles
+/// hold 128 accumulators per invocation (one workgroup per SM on NVIDIA),
+/// each for one way of filling shared memory: 256 × 128 × 16 with 16 × 8
+/// micro-tiles where the kernel copies asynchronously (CUDA, H100, 4096³:
+/// 3.00 against 3.08 ms for 128 × 128 × 16), 128 × 256 × 8 with 8 × 16
+/// where it prefetches through registers (Vulkan 3.14 against 3.41 ms, wgpu
+/// 3.12 against 3.41; `docs/results/h100-2026-11-26e/`). Both lost at
+/// 2048³, where their 128 tiles leave the H100's 132 SMs short of a second
+/// round (`heuristic_variant`).
+pub const TILINGS: [Tiling; 6] = [
+    Tiling::new(256, 128, 16, 16, 8),
+    Tiling::new(128, 256, 8, 8, 16),
     Tiling::new(128, 128, 16, 8, 8),
     Tiling::new(128, 128, 8, 8, 8),
     Tiling::new(64, 64, 8, 4, 4),
@@ -87,8 +98,9 @@ pub const ASYNC_STAGES: u32 = 4;
 /// buffers (67.6 KiB) do not fit, two do.
 pub const OPENCL_ASYNC_BUDGET: u32 = 48 << 10;
 
-/// The CPU backend's forms of [`TILINGS`], one per tile of C (both
-/// 128 × 128 tilings take the first): the same tiles of C and invocations,
+/// The CPU backend's forms of [`TILINGS`], one per tile of C up to
+/// 128 × 128 (both 128 × 128 tilings take the first; the large ones have
+/// none, and its heuristic never picks them): the same tiles of C and invocations,
 /// `TILE_K` 64 instead of 8 or 16, and the 128 × 128 tile's micro-tiles
 /// 4 × 16 instead of 8 × 8. Why: under the workgroup
 /// model phase b runs one invocation at a time, loading its accumulators
@@ -98,8 +110,8 @@ pub const OPENCL_ASYNC_BUDGET: u32 = 48 << 10;
 /// L2. A 4 × 16 register block is two 8-wide vectors per row, so each `kk`
 /// step loads 2 vectors of `shared_b` and broadcasts 4 values of `shared_a`
 /// for 8 vector multiply-adds, where 8 × 8 needs 1 + 8 loads (about 10%
-/// faster measured). Only the Rust version runs them (the WGSL version's
-/// register arrays stop at 8 × 8, and most GPUs' shared memory is smaller):
+/// faster measured). Only the Rust version runs them (most GPUs' shared
+/// memory is smaller than their 64-deep tiles):
 /// [`MatmulVariant::check`] refuses them on every other backend, and
 /// [`MatmulPlan::new`] prefers them on the CPU backend where nothing is
 /// tuned. Conformance forces [`TILINGS`] on every device, the CPU backend
@@ -120,6 +132,12 @@ impl Tiling {
             thread_m,
             thread_n,
         }
+    }
+
+    /// Whether an invocation holds more than 8 × 8 accumulators (the
+    /// registers of one workgroup per SM on NVIDIA).
+    pub fn large(&self) -> bool {
+        self.thread_m * self.thread_n > 64
     }
 
     /// Invocations per workgroup: one per micro-tile.
@@ -510,9 +528,14 @@ pub fn heuristic_variant(
         .into_iter()
         .filter(|t| t.fits(caps, language) && heuristic_considers(t, language, caps))
         .collect();
+    // A large tiling runs one workgroup per SM: only where C's tiles alone,
+    // unsplit, give every compute unit two (4096³ on an H100: 512 tiles for
+    // 132 SMs; at 2048³ the 128 tiles, split over k, ran 7–16% slower than
+    // 128 × 128 through every API).
+    let large_fills = |t: &Tiling| !t.large() || tiles(spec, t) >= units.saturating_mul(2);
     usable
         .iter()
-        .find(|t| dense(t) && workgroups(t) >= units)
+        .find(|t| dense(t) && large_fills(t) && workgroups(t) >= units)
         .or(usable.last())
         .map(|&t| MatmulVariant::tiled(t))
 }
@@ -523,8 +546,22 @@ pub fn heuristic_variant(
 /// elements and the deeper slice lost (H100, 4096³: Vulkan 4.71 ms against
 /// 4.41 with 8, OpenCL 3.63 against 3.43 before OpenCL had the copies;
 /// CUDA 3.08 against 3.31). The tuner measures it everywhere.
+///
+/// Large tilings ([`Tiling::large`]) only on GPUs, each where its way of
+/// filling shared memory is the kernel's: 16-deep slices as above, 8-deep
+/// ones only through the register prefetch (one buffer). On an H100 at
+/// 4096³ 128 × 256 × 8 lost to 128 × 128 × 16 where copies are asynchronous
+/// (CUDA 3.18 against 3.08 ms, OpenCL 3.20 against 3.07); on lavapipe and
+/// PoCL the tuner measures them.
 fn heuristic_considers(t: &Tiling, language: Language, caps: &Capabilities) -> bool {
-    t.tile_k <= 8 || t.stages(language, caps) > 1
+    let stages = t.stages(language, caps);
+    let gpu = matches!(
+        caps.device_type,
+        DeviceType::DiscreteGpu | DeviceType::IntegratedGpu | DeviceType::VirtualGpu
+    );
+    let depth = t.tile_k <= 8 || stages > 1;
+    let large = !t.large() || (gpu && (t.tile_k > 8 || stages == 1));
+    depth && large
 }
 
 /// C's tiles under a tiling.
@@ -719,14 +756,17 @@ fn heuristic_chunks(caps: &Capabilities, tiles: u64, k: u64, elements_c: u64) ->
 /// (`VECTOR_STORES`, in GLSL and WGSL; the kernels fall back to 4-byte
 /// stores where n % 4 ≠ 0 or a run crosses C's edge; CUDA's always store
 /// 16 bytes, OpenCL C's 4, mod.rs step 3): where k is split
-/// into `chunks > 1` planes, or the micro-tile is smaller than 8 × 8.
+/// into `chunks > 1` planes, or the micro-tile is smaller than 8 × 8;
+/// never for micro-tiles larger than 8 × 8 ([`Tiling::large`]).
 /// Measured through NVIDIA's Vulkan on an H100 (mod.rs, step 3): 16-byte
 /// stores took the split 1024³ from 82.7 to 73.3 µs and the 64 × 64
 /// tiling's unsplit 1024³ from 97 to 81 µs, but slowed the 8 × 8 slice
 /// loop by 6% (4096³ 3.41 → 3.61 ms), which only a split's short chunks
-/// and extra planes outweigh.
+/// and extra planes outweigh. With 8 × 16 micro-tiles they ran the split
+/// 2048³ in 10.6 ms against 0.49 with 4-byte stores: the driver kept the
+/// store loops rolled, so the accumulators they index left the registers.
 pub fn vector_stores(t: &Tiling, chunks: u32) -> bool {
-    chunks > 1 || t.thread_m * t.thread_n < 64
+    t.thread_m * t.thread_n <= 64 && (chunks > 1 || t.thread_m * t.thread_n < 64)
 }
 
 /// The sum pass's workgroup size.
@@ -1076,13 +1116,13 @@ mod tests {
         assert!(opencl.contains(&format!(
             "#define ASYNC_STAGES {ASYNC_STAGES}u  // = ASYNC_STAGES"
         )));
-        let t = TILINGS[1];
+        let t = TILINGS[3];
         let copying = Capabilities {
             async_copy: true,
             ..caps(None, 1)
         };
         // 16-deep 128 × 128 buffers: four in CUDA, two in OpenCL C.
-        let deep = TILINGS[0];
+        let deep = TILINGS[2];
         assert!(ASYNC_STAGES * deep.shared_bytes() > OPENCL_ASYNC_BUDGET);
         assert_eq!(deep.stages(Language::Cuda, &copying), ASYNC_STAGES);
         assert_eq!(deep.stages(Language::OpenCl, &copying), 2);
@@ -1111,13 +1151,13 @@ mod tests {
             &copying,
             Language::OpenCl,
             &spec(9, 9, 9),
-            &MatmulVariant::tiled(TILINGS[3]),
+            &MatmulVariant::tiled(TILINGS[5]),
             u64::MAX,
         )
         .unwrap();
         assert_eq!(
             g.launch.shared_bytes,
-            ASYNC_STAGES * TILINGS[3].shared_bytes()
+            ASYNC_STAGES * TILINGS[5].shared_bytes()
         );
     }
 
@@ -1144,12 +1184,12 @@ mod tests {
             .unwrap()
             .chunks
         };
-        let eight = TILINGS[1];
+        let eight = TILINGS[3];
         assert_eq!(chunks(eight, 4096), 1);
         assert!(!vector_stores(&eight, chunks(eight, 4096)));
         assert!(chunks(eight, 1024) > 1);
         assert!(vector_stores(&eight, chunks(eight, 1024)));
-        for t in [TILINGS[2], TILINGS[3]] {
+        for t in [TILINGS[4], TILINGS[5]] {
             assert!(t.thread_m * t.thread_n < 64);
             assert!(vector_stores(&t, 1), "{t}");
         }
@@ -1179,19 +1219,70 @@ mod tests {
         }
     }
 
+    /// The large tilings are the untuned choice only on GPUs, only where
+    /// C's tiles alone give every compute unit two, and each only with its
+    /// way of filling shared memory; they never store 16 bytes at a time.
+    #[test]
+    fn large_tiles_only_where_they_fill_a_gpu_twice() {
+        let gpu = Capabilities {
+            device_type: DeviceType::DiscreteGpu,
+            max_shared_bytes: 227 << 10,
+            ..caps(None, 132)
+        };
+        let copying = Capabilities {
+            async_copy: true,
+            ..gpu.clone()
+        };
+        let opencl = Capabilities {
+            max_shared_bytes: 48 << 10,
+            ..copying.clone()
+        };
+        let name = |c: &Capabilities, language, side| {
+            heuristic_variant(c, language, &spec(side, side, side), true)
+                .unwrap()
+                .name()
+        };
+        assert_eq!(name(&copying, Language::Cuda, 4096), "256x128x16/16x8");
+        assert_eq!(name(&gpu, Language::Cuda, 4096), "128x256x8/8x16");
+        assert_eq!(name(&opencl, Language::OpenCl, 4096), "128x128x16/8x8");
+        for language in [Language::Glsl, Language::Wgsl] {
+            assert_eq!(name(&copying, language, 4096), "128x256x8/8x16");
+            // 128 tiles of 128 × 256 for 132 units: the 128 × 128 tiling.
+            assert_eq!(name(&copying, language, 2048), "128x128x8/8x8");
+            // 3 × 132 tiles: each unit gets two.
+            let v = heuristic_variant(&gpu, language, &spec(128 * 12, 256 * 22, 64), true);
+            assert_eq!(v.unwrap().name(), "128x256x8/8x16");
+            let v = heuristic_variant(&gpu, language, &spec(128 * 12, 256 * 21, 64), true);
+            assert_eq!(v.unwrap().name(), "128x128x8/8x8");
+        }
+        assert_eq!(name(&copying, Language::Cuda, 2048), "128x128x16/8x8");
+        // Not on CPUs (lavapipe, PoCL), however many tiles.
+        let cpu = Capabilities {
+            device_type: DeviceType::Cpu,
+            ..gpu.clone()
+        };
+        for language in [Language::Glsl, Language::OpenCl, Language::Rust] {
+            let v = heuristic_variant(&cpu, language, &spec(8192, 8192, 64), true).unwrap();
+            assert!(!v.tiling.large(), "{language:?}: {v}");
+        }
+        for t in TILINGS.into_iter().filter(Tiling::large) {
+            assert!(!vector_stores(&t, 1) && !vector_stores(&t, 4), "{t}");
+        }
+    }
+
     /// The WGSL version sizes its register arrays for micro-tiles up to
-    /// 8 × 8 (`MAX_THREAD`) and prefetches at most 8 elements of each tile
+    /// 16 × 16 (`MAX_THREAD`) and prefetches at most 16 elements of each tile
     /// per invocation (`MAX_LOADS`): every tiling the GPU languages run
     /// must fit both.
     #[test]
     fn gpu_tilings_fit_the_wgsl_register_arrays() {
         let wgsl = include_str!("matmul.wgsl");
-        assert!(wgsl.contains("const MAX_THREAD: u32 = 8u;"));
-        assert!(wgsl.contains("const MAX_LOADS: u32 = 8u;"));
+        assert!(wgsl.contains("const MAX_THREAD: u32 = 16u;"));
+        assert!(wgsl.contains("const MAX_LOADS: u32 = 16u;"));
         for algorithm in Algorithm::ALL {
             for t in algorithm.tilings() {
-                assert!(t.thread_m <= 8 && t.thread_n <= 8, "{t}");
-                assert!(t.loads_a() <= 8 && t.loads_b() <= 8, "{t}");
+                assert!(t.thread_m <= 16 && t.thread_n <= 16, "{t}");
+                assert!(t.loads_a() <= 16 && t.loads_b() <= 16, "{t}");
             }
         }
     }
@@ -1204,8 +1295,16 @@ mod tests {
             assert_eq!(s.name(), format!("{}+splitk7", v.tiling));
             assert_eq!(MatmulVariant::from_name(&s.name()), Some(s));
         }
-        assert_eq!(MatmulVariant::all()[0].name(), "128x128x16/8x8");
-        assert_eq!(MatmulVariant::all()[1].name(), "128x128x8/8x8");
+        let names: Vec<String> = MatmulVariant::all().iter().map(|v| v.name()).collect();
+        assert_eq!(
+            names[..4],
+            [
+                "256x128x16/16x8",
+                "128x256x8/8x16",
+                "128x128x16/8x8",
+                "128x128x8/8x8"
+            ]
+        );
         for t in CPU_TILINGS {
             let v = MatmulVariant::tiled(t);
             assert!(v.cpu_only() && !MatmulVariant::all().contains(&v));
@@ -1217,7 +1316,7 @@ mod tests {
         );
         assert_eq!(
             MatmulVariant::from_name("tiled:64x64x8/4x4"),
-            Some(MatmulVariant::tiled(TILINGS[2]))
+            Some(MatmulVariant::tiled(TILINGS[4]))
         );
         for bad in [
             "",
@@ -1238,7 +1337,11 @@ mod tests {
             ..caps(None, 2)
         };
         let small = caps(None, 2); // 32 KiB of shared memory
-        for t in TILINGS {
+                                   // The large tilings have no CPU form: they run as they are.
+        for t in TILINGS.into_iter().filter(Tiling::large) {
+            assert_eq!(MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling, t);
+        }
+        for t in TILINGS.into_iter().filter(|t| !t.large()) {
             let cpu = MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling;
             assert!(CPU_TILINGS.contains(&cpu), "{t} -> {cpu}");
             assert_eq!(
@@ -1249,7 +1352,7 @@ mod tests {
             assert!(fallback.fits(&small, Language::Rust));
             assert_eq!(fallback == t, !cpu.fits(&small, Language::Rust));
         }
-        let split = MatmulVariant::tiled(TILINGS[0]).split(3);
+        let split = MatmulVariant::tiled(TILINGS[2]).split(3);
         assert_eq!(split.for_cpu_backend(&roomy).split_k, Some(3));
     }
 
@@ -1275,7 +1378,7 @@ mod tests {
         // Without a cap, a single tile of C still splits (to fill the
         // device), but a large C does not.
         let free = caps(None, 132);
-        let v = MatmulVariant::tiled(TILINGS[2]);
+        let v = MatmulVariant::tiled(TILINGS[4]);
         let g = geometry(&free, L, &spec(64, 64, 200_000), &v, u64::MAX).unwrap();
         assert!(g.chunks > 100 && g.sums.len() == 1, "{g:?}");
         let g = geometry(&free, L, &spec(4096, 4096, 4096), &v, u64::MAX).unwrap();
@@ -1285,9 +1388,9 @@ mod tests {
     #[test]
     fn tight_budgets_sum_in_several_passes_or_refuse() {
         let c = caps(None, 1);
-        let v = MatmulVariant::tiled(TILINGS[3]);
-        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[3])
-            + Algorithm::Tiled.loops_per_tile(&TILINGS[3]);
+        let v = MatmulVariant::tiled(TILINGS[5]);
+        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[5])
+            + Algorithm::Tiled.loops_per_tile(&TILINGS[5]);
         let g = geometry(&c, L, &spec(3, 5, 20_000), &v, per).unwrap();
         assert_eq!(g.chunks, 2500);
         assert!(g.sums.len() >= 2, "{g:?}");
@@ -1345,7 +1448,7 @@ mod tests {
     #[test]
     fn grids_beyond_one_axis_use_two() {
         let c = caps(None, 1);
-        let v = MatmulVariant::tiled(TILINGS[3]);
+        let v = MatmulVariant::tiled(TILINGS[5]);
         let g = geometry(&c, L, &spec(1, 65_536 * 32 + 1, 3), &v, u64::MAX).unwrap();
         assert_eq!(g.tiles, 65_537);
         assert_eq!(g.launch.groups, [65_535, 2, 1]);
@@ -1372,7 +1475,7 @@ mod tests {
                 .unwrap()
                 .tiling
         };
-        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[1]);
+        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[3]);
         // CUDA copying asynchronously (with room for its four buffers) takes
         // the 16-deep slices.
         let roomy = Capabilities {
@@ -1381,22 +1484,22 @@ mod tests {
             ..c.clone()
         };
         let cuda = heuristic_variant(&roomy, Language::Cuda, &spec(4096, 4096, 4096), true);
-        assert_eq!(cuda.unwrap().tiling, TILINGS[0]);
+        assert_eq!(cuda.unwrap().tiling, TILINGS[2]);
         assert_eq!(
             heuristic_variant(&roomy, L, &spec(4096, 4096, 4096), true)
                 .unwrap()
                 .tiling,
-            TILINGS[1]
+            TILINGS[3]
         );
         // 1024²: 64 large tiles, split four ways over k (256 workgroups):
         // 8 deep here, 16 deep in CUDA (asynchronous copies), where chunks
         // of 16 slices are as deep as 32 of 8.
-        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[1]);
+        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[3]);
         let v = heuristic_variant(&c, L, &spec(1024, 1024, 1024), true).unwrap();
         let g = geometry(&c, L, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
         assert_eq!(g.launch.groups[2], 4);
         let cuda = heuristic_variant(&roomy, Language::Cuda, &spec(1024, 1024, 1024), true);
-        assert_eq!(cuda.unwrap().tiling, TILINGS[0]);
+        assert_eq!(cuda.unwrap().tiling, TILINGS[2]);
         let g = geometry(
             &roomy,
             Language::Cuda,
@@ -1408,19 +1511,19 @@ mod tests {
         // Without the split (the CPU backend), or with k too short to split
         // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_K), smaller
         // tiles fill the device by themselves.
-        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[2]);
-        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[2]);
-        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[1]);
-        assert_eq!(tiling(1, 1, 1, true), TILINGS[3]);
-        assert_eq!(tiling(1, 1, 1, false), TILINGS[3]);
+        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[4]);
+        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[4]);
+        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[3]);
+        assert_eq!(tiling(1, 1, 1, true), TILINGS[5]);
+        assert_eq!(tiling(1, 1, 1, false), TILINGS[5]);
         // Skinny products with a long k: the split would "fill" the device
         // with tiles of padding; the smallest tiles waste the least.
         for (m, n) in [(1, 1), (1, 4096), (4096, 1), (3, 200), (100, 33)] {
-            assert_eq!(tiling(m, n, 1 << 20, true), TILINGS[3], "{m}x{n}");
+            assert_eq!(tiling(m, n, 1 << 20, true), TILINGS[5], "{m}x{n}");
         }
         // Tiles at least half full still take the large tiling.
-        assert_eq!(tiling(91, 91, 1 << 20, true), TILINGS[1]);
-        assert_eq!(tiling(1000, 1000, 1000, true), TILINGS[1]);
+        assert_eq!(tiling(91, 91, 1 << 20, true), TILINGS[3]);
+        assert_eq!(tiling(1000, 1000, 1000, true), TILINGS[3]);
         let mut tiny = c.clone();
         tiny.max_group_invocations = 128;
         assert!(heuristic_variant(&tiny, L, &spec(4, 4, 4), true).is_none());
