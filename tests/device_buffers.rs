@@ -70,3 +70,135 @@ fn handles_of_another_opening_are_refused_by_name() {
     assert_eq!(tags.len(), 2, "{e}");
     assert_ne!(tags[0], tags[1], "{e}");
 }
+
+/// Every plan refuses to write a buffer it reads, before it touches either
+/// — whatever the length (a histogram zeroed its counts before the launch
+/// refused them, so its values were lost; an empty plan returned early) and
+/// whatever the device's variant (two-pass reductions bind input and output
+/// in different launches, and so ran in place where one-launch ones were
+/// refused).
+#[test]
+fn plans_refuse_to_write_what_they_read_before_touching_it() {
+    use rosetta::core::{Elem, ErrorKind};
+    use rosetta::kernels::conv1d::Conv1dPlan;
+    use rosetta::kernels::conv2d::Conv2dPlan;
+    use rosetta::kernels::copy::CopyPlan;
+    use rosetta::kernels::histogram::{HistogramInput, HistogramPlan, HistogramSpec};
+    use rosetta::kernels::matmul::MatmulPlan;
+    use rosetta::kernels::reduce::{ReducePlan, ReduceSpec};
+    use rosetta::kernels::scan::{ScanPlan, ScanSpec};
+    use rosetta::{Border, Conv1dSpec, Conv2dSpec, ReduceOp};
+
+    let found = discover(&Api::ALL);
+    let mut checked = 0;
+    for device in found.devices() {
+        let id = device.info().id();
+        let backend = device.backend();
+        for len in [0usize, 1, 9, 100_003] {
+            let values: Vec<u32> = (0..len as u32).map(|i| i % 7 + 1).collect();
+            // At least 16 words, so that every op's one-word or 3×3 needs fit.
+            let mut words = values.clone();
+            words.resize(len.max(16), 5);
+            let buffer = device.upload(&words).unwrap();
+            let raw = buffer.raw();
+            let mut refusals: Vec<(&str, rosetta::core::Error)> = Vec::new();
+            let mut refuse = |what: &'static str, r: rosetta::core::Result<()>| match r {
+                Err(e) => refusals.push((what, e)),
+                Ok(()) => panic!("{id}: {what} in place (len {len}) was accepted"),
+            };
+            let histogram = HistogramSpec {
+                input: HistogramInput::U32,
+                len,
+                bins: 8,
+            };
+            let plan = HistogramPlan::new(backend, &histogram).unwrap();
+            refuse("histogram", plan.encode(raw, raw));
+            for op in [ReduceOp::Sum, ReduceOp::Max] {
+                let spec = ReduceSpec {
+                    elem: Elem::U32,
+                    op,
+                    len: len.max(1),
+                };
+                let plan = ReducePlan::new(backend, &spec).unwrap();
+                refuse("reduce", plan.encode(raw, raw));
+            }
+            let spec = ScanSpec {
+                elem: Elem::U32,
+                len,
+            };
+            refuse(
+                "scan",
+                ScanPlan::new(backend, &spec).unwrap().encode(raw, raw),
+            );
+            refuse(
+                "copy",
+                CopyPlan::new(backend, len as u64).unwrap().encode(raw, raw),
+            );
+            let f32_words = device.upload(&vec![0.5f32; words.len()]).unwrap();
+            let f = f32_words.raw();
+            let spec = Conv1dSpec { len, taps: 3 };
+            let plan = Conv1dPlan::new(backend, &spec).unwrap();
+            refuse("conv1d", plan.encode(f, raw, f));
+            let spec = Conv2dSpec {
+                height: len.min(3),
+                width: len.min(3),
+                kh: 3,
+                kw: 3,
+                border: Border::Zero,
+            };
+            let plan = Conv2dPlan::new(backend, &spec, Elem::F32).unwrap();
+            refuse("conv2d", plan.encode(raw, f, f));
+            let side = len.clamp(1, 3);
+            let spec = MatmulSpec {
+                m: side,
+                k: side,
+                n: side,
+            };
+            let plan = MatmulPlan::new(backend, &spec).unwrap();
+            refuse("matmul", plan.encode(raw, f, raw));
+            for (what, e) in refusals {
+                assert_eq!(e.kind(), ErrorKind::Usage, "{id} {what} (len {len}): {e}");
+                assert!(e.to_string().contains("must be another buffer"), "{e}");
+            }
+            // Nothing was written: not zeroed, not reduced in place.
+            assert_eq!(buffer.to_vec().unwrap(), words, "{id} (len {len})");
+            assert!(
+                f32_words.to_vec().unwrap().iter().all(|&v| v == 0.5),
+                "{id}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "the CPU backend is always there");
+}
+
+/// A plan's own check of its buffers' device names both openings, as the
+/// facade's does (it said "made on device cpu:0 used on device cpu:0").
+#[test]
+fn plans_name_both_openings_of_one_device() {
+    use rosetta::core::Elem;
+    use rosetta::kernels::reduce::{ReducePlan, ReduceSpec};
+    use rosetta::ReduceOp;
+    let first = discover(&[Api::Cpu]);
+    let second = discover(&[Api::Cpu]);
+    let (a, b) = (
+        first.devices().next().expect("the CPU backend"),
+        second.devices().next().expect("the CPU backend"),
+    );
+    let spec = ReduceSpec {
+        elem: Elem::F32,
+        op: ReduceOp::Sum,
+        len: 4,
+    };
+    let plan = ReducePlan::new(a.backend(), &spec).unwrap();
+    let x = b.upload(&[1.0f32; 4]).unwrap();
+    let out = a.zeros::<f32>(1).unwrap();
+    let e = plan.encode(x.raw(), out.raw()).unwrap_err().to_string();
+    let tags: Vec<&str> = e
+        .split('#')
+        .skip(1)
+        .map(|t| t.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(tags.len(), 2, "{e}");
+    assert_ne!(tags[0], tags[1], "{e}");
+}

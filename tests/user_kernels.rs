@@ -83,3 +83,79 @@ fn a_written_read_only_binding_fails_everywhere() {
         }
     }
 }
+
+/// A source whose entry point is not named as its kernel, or (GLSL, whose
+/// entry point is always `main`) whose buffers are not its interface's, is
+/// the caller's mistake: a one-line usage error on every API, not a
+/// multi-line "failed to compile" (Vulkan and wgpu said that, with kind
+/// Failure, for what rosetta's own checks found).
+#[test]
+fn interface_mistakes_are_one_line_usage_errors_everywhere() {
+    let def = KernelDef::builder("named")
+        .bindings([Access::ReadWrite])
+        .params(["n"])
+        .source(
+            Language::Glsl,
+            "#version 450\n\
+             layout(constant_id = 0) const uint GROUP_SIZE = 64;\n\
+             layout(local_size_x_id = 0) in;\n\
+             layout(set = 0, binding = 0) uniform Words { uint words[64]; };\n\
+             layout(push_constant) uniform Params { uint n; } params;\n\
+             void main() { if (gl_GlobalInvocationID.x < params.n) { uint w = words[0]; } }\n",
+        )
+        .source(
+            Language::Wgsl,
+            "override GROUP_SIZE: u32;\n\
+             struct Params { n: u32 }\n\
+             @group(0) @binding(0) var<storage, read_write> words: array<u32>;\n\
+             @group(0) @binding(1) var<uniform> params: Params;\n\
+             @compute @workgroup_size(GROUP_SIZE)\n\
+             fn other(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+             if id.x < params.n { words[id.x] = 1u; } }\n",
+        )
+        .source(
+            Language::OpenCl,
+            "__kernel void other(__global uint* words, uint n) {\n\
+             if (get_global_id(0) < n) words[get_global_id(0)] = 1u; }\n",
+        )
+        .source(
+            Language::Cuda,
+            "extern \"C\" __global__ void other(unsigned int* words, unsigned int n) {\n\
+             unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+             if (i < n) words[i] = 1u; }\n",
+        )
+        .build_arc()
+        .unwrap();
+    let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap();
+    let mut checked = 0;
+    for api in [Api::Vulkan, Api::Wgpu, Api::Opencl, Api::Cuda] {
+        let found = discover(&[api]);
+        let devices = match &found.entry(api).expect("probed").status {
+            ApiStatus::Devices(devices) if !devices.is_empty() => devices.clone(),
+            other => {
+                assert!(
+                    !required(api),
+                    "{api} is required but has no device: {other:?}"
+                );
+                continue;
+            }
+        };
+        for device in devices {
+            let id = device.info().id();
+            let Err(e) = device.compile(&spec) else {
+                panic!("{id}: accepted");
+            };
+            let text = e.to_string();
+            assert_eq!(e.kind(), rosetta::ErrorKind::Usage, "{id}: {text}");
+            assert!(!text.contains('\n'), "{id}: {text}");
+            let why = if api == Api::Vulkan {
+                "uniform buffers"
+            } else {
+                "named 'named'"
+            };
+            assert!(text.contains(why), "{id}: {text}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no device ran the check");
+}

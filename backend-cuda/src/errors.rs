@@ -55,8 +55,13 @@ pub(crate) fn alloc(e: CuError, bytes: u64) -> Error {
 pub(crate) fn load(label: String, name: &str, log: &str, e: CuError) -> Error {
     use CUresult::*;
     let hint = match e.code() {
+        // The entry point is the def's name: a source without it is the
+        // caller's mistake (one line, a usage error), as on every API.
         CUDA_ERROR_NOT_FOUND => {
-            format!(" (no kernel named '{name}': is it declared extern \"C\" __global__?)")
+            return Error::InvalidArgument(format!(
+                "kernel '{label}': the CUDA C has no kernel named '{name}' (a kernel's entry \
+                 point is its name, declared extern \"C\" __global__)"
+            ))
         }
         CUDA_ERROR_INVALID_IMAGE
         | CUDA_ERROR_INVALID_PTX
@@ -233,6 +238,7 @@ mod tests {
 
     #[test]
     fn modules_the_driver_refuses_are_compile_errors() {
+        // A missing entry point is the caller's mistake: one line.
         let e = load(
             "k GROUP_SIZE=64".into(),
             "k",
@@ -240,11 +246,10 @@ mod tests {
             bare("cuModuleGetFunction", CUresult::CUDA_ERROR_NOT_FOUND),
         );
         match e {
-            Error::Compile { api, kernel, log } => {
-                assert_eq!(api, Api::Cuda);
-                assert_eq!(kernel, "k GROUP_SIZE=64");
-                assert!(log.contains("no kernel named 'k'"), "{log}");
-                assert!(log.contains("nvrtc log"), "{log}");
+            Error::InvalidArgument(text) => {
+                assert!(text.contains("kernel 'k GROUP_SIZE=64'"), "{text}");
+                assert!(text.contains("no kernel named 'k'"), "{text}");
+                assert!(!text.contains('\n'), "{text}");
             }
             other => panic!("{other:?}"),
         }

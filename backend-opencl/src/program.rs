@@ -100,16 +100,14 @@ impl Builder {
             tracing::debug!(kernel = %label, key = %key.hex(), "opencl: program cache miss");
         }
         let program = from_source(device, spec, source, &options, &c_options)?;
+        // The entry point is the def's name: a source without it is the
+        // caller's mistake (one line, a usage error), as on every API.
         let kernel = sys::create_kernel(&program, &name).map_err(|f| match f.code {
-            CL_INVALID_KERNEL_NAME => Error::Compile {
-                api: API,
-                kernel: label.clone(),
-                log: format!(
-                    "the program has no __kernel named '{}'\n{}",
-                    spec.def().name(),
-                    sys::build_log(&program, device.id)
-                ),
-            },
+            CL_INVALID_KERNEL_NAME => Error::InvalidArgument(format!(
+                "kernel '{label}': the OpenCL C has no __kernel named '{}' (a kernel's entry \
+                 point is its name)",
+                spec.def().name()
+            )),
             _ => f.error(),
         })?;
         let compiled = finish(device, spec, kernel)?;
@@ -257,6 +255,36 @@ fn finish(device: &Device<'_>, spec: &KernelSpec, kernel: Kernel) -> Result<Comp
              its GROUP_SIZE constant ({group})",
             spec.label()
         )));
+    }
+    // The interface in source order: the bindings, the params, then the
+    // `__local` block where the def takes one. A source that declares
+    // another count would fail at launch with a bare CL_INVALID_KERNEL_ARGS
+    // (too many) or CL_INVALID_ARG_INDEX (too few).
+    let def = spec.def();
+    let expected = def.bindings().len() + def.params().len() + usize::from(def.dynamic_shared());
+    let declared = sys::kernel_num_args(&kernel).map_err(Failure::error)?;
+    if declared as usize != expected {
+        return Err(Error::InvalidArgument(format!(
+            "kernel '{}' declares {declared} arguments; its interface has {expected} ({} \
+             buffers, then {} uint params{})",
+            spec.label(),
+            def.bindings().len(),
+            def.params().len(),
+            if def.dynamic_shared() {
+                ", then the __local block"
+            } else {
+                ""
+            }
+        )));
+    }
+    // Its own `__local` arrays beyond the device's: every launch would fail
+    // (or, on PoCL, run them from host memory past its reported limit).
+    if static_local_bytes > device.target.local_bytes {
+        return Err(Error::ExceedsLimit {
+            what: "workgroup shared memory (bytes; the kernel's __local arrays)",
+            requested: static_local_bytes,
+            limit: device.target.local_bytes,
+        });
     }
     if group > max_group {
         return Err(Error::unsupported(

@@ -718,6 +718,25 @@ pub(crate) fn kernel_work_group_info(
     })
 }
 
+/// `CL_KERNEL_NUM_ARGS`: how many arguments the kernel's source declares.
+pub(crate) fn kernel_num_args(kernel: &Kernel) -> Result<u32, Failure> {
+    const CL_KERNEL_NUM_ARGS: u32 = 0x1191;
+    let mut value: cl_uint = 0;
+    // SAFETY: a live kernel; CL_KERNEL_NUM_ARGS is a `cl_uint`, written into
+    // `value` (its size passed); no size is returned.
+    let code = unsafe {
+        ffi::clGetKernelInfo(
+            kernel.0,
+            CL_KERNEL_NUM_ARGS,
+            std::mem::size_of::<cl_uint>(),
+            (&mut value as *mut cl_uint).cast::<c_void>(),
+            ptr::null_mut(),
+        )
+    };
+    check("clGetKernelInfo", code)?;
+    Ok(value)
+}
+
 /// `CL_KERNEL_COMPILE_WORK_GROUP_SIZE`: the `reqd_work_group_size` the
 /// kernel was declared with, or zeros where it declares none.
 pub(crate) fn kernel_compile_work_group_size(

@@ -66,3 +66,85 @@ fn local_arguments_are_bound_and_their_total_is_checked() {
         assert_eq!(out.read::<u32>(3).unwrap(), vec![64; 3], "{id}");
     }
 }
+
+/// A kernel whose own `__local` arrays exceed the device's limit is refused
+/// when it is built, not at launch (PoCL ran one of 16 MB against its 2 MiB
+/// limit).
+#[test]
+fn static_local_arrays_beyond_the_device_are_refused_at_build() {
+    let def = KernelDef::builder("big_local")
+        .constants(["WORDS"])
+        .bindings([Access::ReadWrite])
+        .source(
+            Language::OpenCl,
+            "__kernel void big_local(__global uint* out) {\n\
+             __local uint pad[WORDS];\n\
+             uint lid = get_local_id(0);\n\
+             pad[lid] = lid;\n\
+             barrier(CLK_LOCAL_MEM_FENCE);\n\
+             out[lid] = pad[WORDS - 1u - lid] + pad[lid];\n\
+             }\n",
+        )
+        .build_arc()
+        .unwrap();
+    for device in common::devices("static_local_arrays_beyond_the_device_are_refused_at_build") {
+        let id = device.info().id();
+        let max_shared = device.info().caps.max_shared_bytes;
+        let fits = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("WORDS", 64)]).unwrap();
+        let kernel = device.compile(&fits).unwrap();
+        let out = Buffer::new(&device, 64 * 4).unwrap();
+        // SAFETY: 64 invocations write out[lid] (64 words) and read pad
+        // below WORDS = 64.
+        unsafe { device.launch(&kernel, &Launch::linear(1, 64, 0), &[&out], &[]) }.unwrap();
+        assert_eq!(out.read::<u32>(64).unwrap(), vec![63; 64], "{id}");
+        let words = max_shared / 4 + 1024;
+        let over = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("WORDS", words)]).unwrap();
+        match device.compile(&over) {
+            Err(Error::ExceedsLimit {
+                requested, limit, ..
+            }) => {
+                assert!(requested >= u64::from(words) * 4, "{id}: {requested}");
+                assert_eq!(limit, u64::from(max_shared), "{id}");
+            }
+            // A driver may refuse to build it itself.
+            Err(Error::Compile { .. }) => {}
+            other => panic!("{id}: {} KiB of __local: {:?}", words / 256, other.err()),
+        }
+    }
+}
+
+/// A source whose argument list does not match the def's interface
+/// (bindings, then params, then the `__local` block) is refused at build
+/// with a one-line usage error that says so, not at launch with a bare
+/// CL_INVALID_KERNEL_ARGS.
+#[test]
+fn argument_lists_that_differ_from_the_interface_are_refused_at_build() {
+    let sources = [
+        // One param too many.
+        "__kernel void args(__global uint* out, uint n, uint extra) { if (get_global_id(0) < n) out[0] = extra; }",
+        // The param missing.
+        "__kernel void args(__global uint* out) { out[0] = 1u; }",
+    ];
+    for source in sources {
+        let def = KernelDef::builder("args")
+            .bindings([Access::ReadWrite])
+            .params(["n"])
+            .source(Language::OpenCl, source)
+            .build_arc()
+            .unwrap();
+        let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap();
+        for device in
+            common::devices("argument_lists_that_differ_from_the_interface_are_refused_at_build")
+        {
+            let id = device.info().id();
+            let e = device.compile(&spec).err();
+            match &e {
+                Some(Error::InvalidArgument(text)) => {
+                    assert!(text.contains("its interface has 2"), "{id}: {text}");
+                    assert!(!text.contains('\n'), "{id}: {text}");
+                }
+                other => panic!("{id}: {source}: {other:?}"),
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@
 use crate::glsl::{Origin, SpirvCache};
 use crate::pipeline_store::PipelineStore;
 use crate::queue::MAX_BINDINGS;
-use crate::spirv::{Allowed, Interface, Module};
+use crate::spirv::{Allowed, Interface, Module, Rejected};
 use crate::stats;
 use crate::vk::device::Device;
 use crate::vk::error::vk_error;
@@ -148,7 +148,8 @@ impl Compiler {
         let key = key.hex();
         if !self.programs.contains_key(&key) {
             let text = folded.as_deref().unwrap_or(source);
-            let program = self.program(text, &interface, push_bytes, &compile_error)?;
+            let label = spec.label();
+            let program = self.program(text, &interface, push_bytes, &label, &compile_error)?;
             self.programs.insert(key.clone(), program);
         }
         let program = self
@@ -228,29 +229,38 @@ impl Compiler {
         source: &str,
         interface: &Interface,
         push_bytes: u32,
+        label: &str,
         compile_error: &dyn Fn(String) -> Error,
     ) -> Result<Program> {
         let (mut words, origin) = self
             .spirv_cache
             .load(source, self.subgroups)
             .map_err(compile_error)?;
-        let mut checked = Module::parse(&words).and_then(|m| {
-            m.check(&self.allowed, interface)?;
-            Ok(m)
-        });
+        let check = |words: &[u32]| {
+            let module = Module::parse(words).map_err(Rejected::Module)?;
+            module.check(&self.allowed, interface)?;
+            Ok::<_, Rejected>(module)
+        };
+        let mut checked = check(&words);
         if let (Err(why), Origin::Disk) = (&checked, origin) {
-            tracing::debug!("vulkan: cached SPIR-V rejected ({why}); compiling again");
+            tracing::debug!(
+                "vulkan: cached SPIR-V rejected ({}); compiling again",
+                why.text()
+            );
             stats::count(&stats::SPIRV_REJECTED);
             words = self
                 .spirv_cache
                 .rebuild(source, self.subgroups)
                 .map_err(compile_error)?;
-            checked = Module::parse(&words).and_then(|m| {
-                m.check(&self.allowed, interface)?;
-                Ok(m)
-            });
+            checked = check(&words);
         }
-        let spirv = checked.map_err(compile_error)?;
+        // A shader whose interface is not its kernel's is the caller's
+        // mistake (one line, a usage error); one the device cannot run is a
+        // build failure.
+        let spirv = checked.map_err(|rejected| match rejected {
+            Rejected::Module(log) => compile_error(log),
+            Rejected::Interface(why) => Error::InvalidArgument(format!("kernel '{label}': {why}")),
+        })?;
         // SAFETY: `words` is glslang's output for this source (or a cached
         // copy of it: the disk cache's checksum guarantees the bytes glslang
         // produced under this key), and it passed `Module::check`: SPIR-V at

@@ -170,6 +170,26 @@ struct Variable {
     class: u32,
 }
 
+/// Why [`Module::check`] refused a module.
+#[derive(Debug)]
+pub(crate) enum Rejected {
+    /// The module needs what this device does not enable (a SPIR-V version,
+    /// capability or extension): a build failure, with glslang's output.
+    Module(String),
+    /// The shader's interface is not the kernel's (its entry point, buffers,
+    /// push block or constants): the caller's mistake, refused as such.
+    Interface(String),
+}
+
+impl Rejected {
+    /// The explanation.
+    pub(crate) fn text(&self) -> &str {
+        match self {
+            Rejected::Module(text) | Rejected::Interface(text) => text,
+        }
+    }
+}
+
 /// A parsed module (only what the checks need).
 #[derive(Debug, Default)]
 pub(crate) struct Module {
@@ -414,7 +434,13 @@ impl Module {
 
     /// Check the module against what the device allows and the kernel's
     /// interface. `Err` explains the first problem found.
-    pub(crate) fn check(&self, allowed: &Allowed, interface: &Interface) -> Result<(), String> {
+    pub(crate) fn check(&self, allowed: &Allowed, interface: &Interface) -> Result<(), Rejected> {
+        self.check_module(allowed).map_err(Rejected::Module)?;
+        self.check_interface(interface).map_err(Rejected::Interface)
+    }
+
+    /// What the device must enable for the module.
+    fn check_module(&self, allowed: &Allowed) -> Result<(), String> {
         if self.version > MAX_VERSION {
             return Err(format!(
                 "SPIR-V version {}.{} is newer than 1.3",
@@ -432,6 +458,12 @@ impl Module {
                 "the shader needs SPIR-V extension {e}, which this device does not enable"
             ));
         }
+        Ok(())
+    }
+
+    /// The module against the kernel's interface: its entry point, buffers,
+    /// push block and specialization constants.
+    fn check_interface(&self, interface: &Interface) -> Result<(), String> {
         self.main()?;
         let mut push_blocks = 0;
         for var in &self.variables {
@@ -842,10 +874,12 @@ mod tests {
         assert!(m
             .check(&allowed, &interface(1, 2))
             .unwrap_err()
+            .text()
             .contains("binding 1"));
         assert!(m
             .check(&allowed, &interface(2, 1))
             .unwrap_err()
+            .text()
             .contains("push"));
         // Binding 1 is `readonly`, binding 0 is not.
         let read_only = |mask| Interface {
@@ -856,6 +890,7 @@ mod tests {
         assert!(m
             .check(&allowed, &read_only(0b01))
             .unwrap_err()
+            .text()
             .contains("binding 0 is read-only"));
         assert_eq!(m.workgroup_size(&[128, 4]).unwrap(), [128, 1, 1]);
         // Unspecialised, local_size_x_id takes local_size_x's default (1).
@@ -877,6 +912,7 @@ mod tests {
         assert!(m
             .check(&Allowed::default(), &interface(1, 0))
             .unwrap_err()
+            .text()
             .contains("not a 32-bit integer"));
     }
 
@@ -887,24 +923,30 @@ mod tests {
              layout(set = 0, binding = 1) buffer A {{ uint a[]; }};\n\
              void main() {{ a[0] = u; }}\n"
         ));
-        assert!(ubo
-            .check(&Allowed::default(), &interface(2, 0))
-            .unwrap_err()
-            .contains("uniform buffers"));
+        let rejected = ubo.check(&Allowed::default(), &interface(2, 0));
+        assert!(
+            matches!(&rejected, Err(Rejected::Interface(why)) if why.contains("uniform buffers")),
+            "{rejected:?}"
+        );
         let set1 = compile(&format!(
             "{HEADER}layout(set = 1, binding = 0) buffer A {{ uint a[]; }};\n\
              void main() {{ a[0] = 1u; }}\n"
         ));
-        assert!(set1.check(&Allowed::default(), &interface(1, 0)).is_err());
+        assert!(matches!(
+            set1.check(&Allowed::default(), &interface(1, 0)),
+            Err(Rejected::Interface(_))
+        ));
         let int64 = compile(&format!(
             "{HEADER}#extension GL_ARB_gpu_shader_int64 : require\n\
              layout(set = 0, binding = 0) buffer A {{ uint64_t a[]; }};\n\
              void main() {{ a[0] = 1ul; }}\n"
         ));
-        assert!(int64
-            .check(&Allowed::default(), &interface(1, 0))
-            .unwrap_err()
-            .contains("capability 11"));
+        // What the device lacks is the module's, not the interface's.
+        let rejected = int64.check(&Allowed::default(), &interface(1, 0));
+        assert!(
+            matches!(&rejected, Err(Rejected::Module(why)) if why.contains("capability 11")),
+            "{rejected:?}"
+        );
         let allowed = Allowed {
             int64: true,
             ..Allowed::default()

@@ -172,6 +172,20 @@ impl Compiler {
                 module
             }
         };
+        // The entry point is the def's name: a source without it is the
+        // caller's mistake (one line, a usage error), as on every API.
+        let has_entry = module
+            .naga
+            .entry_points
+            .iter()
+            .any(|e| e.name == def.name() && e.stage == naga::ShaderStage::Compute);
+        if !has_entry {
+            return Err(Error::InvalidArgument(format!(
+                "kernel '{label}': the WGSL has no compute entry point named '{}' (a kernel's \
+                 entry point is its name)",
+                def.name()
+            )));
+        }
         let resolved = resolve(&module, def.name(), spec).map_err(|log| Error::Compile {
             api: Api::Wgpu,
             kernel: label.clone(),

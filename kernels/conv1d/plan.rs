@@ -2,7 +2,9 @@
 //! and grid chosen for the device.
 
 use super::spec::Conv1dSpec;
-use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use crate::op::{
+    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+};
 use rosetta_core::{
     check_limit, grid_2d, Backend, Buffer, Capabilities, Error, Kernel, Launch, Result,
 };
@@ -405,6 +407,7 @@ impl Conv1dPlan {
         check_binding(backend, "conv1d signal", x, signal_bytes)?;
         check_binding(backend, "conv1d taps", taps, self.spec.taps_bytes()?)?;
         check_binding(backend, "conv1d output", out, signal_bytes)?;
+        check_apart("conv1d", ("output", out), &[("signal", x), ("taps", taps)])?;
         if self.spec.len == 0 {
             return Ok(());
         }

@@ -2,7 +2,9 @@
 //! (variant) and grid chosen for the device.
 
 use super::spec::{check_image_elem, Conv2dSpec, Pixel};
-use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use crate::op::{
+    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+};
 use rosetta_core::{
     check_limit, grid_2d, Backend, Buffer, Capabilities, Elem, Element, Error, Kernel, Launch,
     Result,
@@ -648,6 +650,11 @@ impl Conv2dPlan {
         check_binding(backend, "conv2d image", image, spec.image_bytes(self.elem)?)?;
         check_binding(backend, "conv2d filter", filter, spec.filter_bytes()?)?;
         check_binding(backend, "conv2d output", out, spec.out_bytes()?)?;
+        check_apart(
+            "conv2d",
+            ("output", out),
+            &[("image", image), ("filter", filter)],
+        )?;
         if spec.height == 0 || spec.width == 0 {
             return Ok(());
         }

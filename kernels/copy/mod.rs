@@ -15,9 +15,9 @@
 mod cpu;
 
 use crate::op::{
-    check_binding, compare_exact, preferred_group_size, prepare_kernel, seed, u32_param, ArrayData,
-    Case, CaseGroup, Check, CliSpec, Context, HostArray, Metric, Op, Options, Prepared, Size,
-    Verdict, Workload,
+    check_apart, check_binding, compare_exact, preferred_group_size, prepare_kernel, seed,
+    u32_param, ArrayData, Case, CaseGroup, Check, CliSpec, Context, HostArray, Metric, Op, Options,
+    Prepared, Size, Verdict, Workload,
 };
 use rosetta_core::{
     inputs, Access, Backend, Buffer, DeviceInfo, Error, Kernel, KernelDef, Launch, Result,
@@ -75,6 +75,7 @@ impl CopyPlan {
         let bytes = self.words * 4;
         check_binding(&self.backend, "copy source", src, bytes)?;
         check_binding(&self.backend, "copy destination", dst, bytes)?;
+        check_apart("copy", ("destination", dst), &[("source", src)])?;
         if self.words == 0 {
             return Ok(());
         }

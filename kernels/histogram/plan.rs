@@ -2,7 +2,9 @@
 //! counting path (variant) and the grid chosen for the device.
 
 use super::spec::{histogram_edges, histogram_scale, search_steps, HistogramInput, HistogramSpec};
-use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use crate::op::{
+    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+};
 use rosetta_core::{check_limit, Backend, Buffer, Capabilities, Error, Kernel, Launch, Result};
 use std::sync::Arc;
 
@@ -282,6 +284,7 @@ impl HistogramPlan {
             &self.edges,
             self.spec.edges_bytes(),
         )?;
+        check_apart("histogram", ("counts", counts), &[("values", values)])?;
         counts.zero()?;
         if self.spec.len == 0 {
             return Ok(());

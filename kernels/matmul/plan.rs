@@ -10,7 +10,9 @@
 //! split-K and the passes stay as they are.
 
 use super::spec::{MatmulSpec, PAD};
-use crate::op::{check_binding, prepare_kernel, u32_param, workgroup_model, TuningCache};
+use crate::op::{
+    check_apart, check_binding, prepare_kernel, u32_param, workgroup_model, TuningCache,
+};
 use rosetta_core::{
     Backend, Buffer, Capabilities, DeviceInfo, DeviceType, Error, Kernel, KernelDef, Language,
     Launch, Result,
@@ -959,6 +961,7 @@ impl MatmulPlan {
         check_binding(&self.backend, "matmul A", a, ea * 4)?;
         check_binding(&self.backend, "matmul B", b, eb * 4)?;
         check_binding(&self.backend, "matmul C", c, ec * 4)?;
+        check_apart("matmul", ("C", c), &[("A", a), ("B", b)])?;
         let g = &self.geometry;
         let first = match &self.scratch[0] {
             Some(partials) if g.chunks > 1 => partials,

@@ -62,10 +62,12 @@ pub fn check_binding(
     bytes: u64,
 ) -> Result<()> {
     if buffer.tag() != backend.tag() {
+        // With the tags, as the checked layer words it: two openings of one
+        // device share an id.
         return Err(Error::ForeignHandle {
             what: "buffer",
-            owner: buffer.backend().info().id(),
-            device: backend.info().id(),
+            owner: format!("{} {}", buffer.backend().info().id(), buffer.tag()),
+            device: format!("{} {}", backend.info().id(), backend.tag()),
         });
     }
     if buffer.bytes() < bytes {
@@ -75,6 +77,21 @@ pub fn check_binding(
         )));
     }
     Ok(())
+}
+
+/// Check that the buffer a plan writes, `written`, is none of the buffers
+/// it reads, `read`, before the plan touches any of them. Each launch's
+/// bindings are checked too, but a plan may zero its output before the
+/// launch, or run passes whose launches each bind only one of the two
+/// buffers; whether the call is refused must not depend on that.
+pub fn check_apart(op: &str, written: (&str, &Buffer), read: &[(&str, &Buffer)]) -> Result<()> {
+    match read.iter().find(|(_, b)| b.serial() == written.1.serial()) {
+        Some((name, _)) => Err(Error::InvalidArgument(format!(
+            "{op}: the {} buffer is also the {name} buffer; it must be another buffer",
+            written.0
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A device of `api` with `caps`, nameless and driverless: what plans'

@@ -28,7 +28,8 @@ pub use exact::Exact;
 #[cfg(test)]
 pub(crate) use geometry::test_device;
 pub use geometry::{
-    check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param, workgroup_model,
+    check_apart, check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param,
+    workgroup_model,
 };
 pub use preset::{big_log2, roofline_words};
 pub use tuning::{TuningCache, TuningChoice};

@@ -2,8 +2,8 @@
 
 use super::spec::{ReduceOp, ReduceSpec};
 use crate::op::{
-    check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param, workgroup_model,
-    TuningCache,
+    check_apart, check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param,
+    workgroup_model, TuningCache,
 };
 use rosetta_core::{Backend, Buffer, Element, Error, Kernel, Language, Launch, Result};
 use std::sync::Arc;
@@ -370,6 +370,7 @@ impl ReducePlan {
             self.spec.len as u64 * 4,
         )?;
         check_binding(&self.backend, "reduce output", output, 4)?;
+        check_apart("reduce", ("output", output), &[("input", input)])?;
         let backend = &self.backend;
         let scratch = &self.scratch;
         // SAFETY: the kernel reads elements below `n` of its input (which

@@ -18,7 +18,9 @@
 
 use super::kernel::kernel;
 use super::spec::ScanSpec;
-use crate::op::{check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache};
+use crate::op::{
+    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+};
 use rosetta_core::{
     grid_2d, Backend, Buffer, Capabilities, Element, Error, Kernel, Launch, Result,
 };
@@ -254,6 +256,7 @@ impl ScanPlan {
         let bytes = self.spec.len as u64 * 4;
         check_binding(&self.backend, "scan input", input, bytes)?;
         check_binding(&self.backend, "scan output", output, bytes)?;
+        check_apart("scan", ("output", output), &[("input", input)])?;
         if self.spec.len == 0 {
             return Ok(());
         }
