@@ -74,9 +74,9 @@ pub struct Tiling {
 /// micro-tiles where the kernel copies asynchronously (CUDA, H100, 4096³:
 /// 3.00 against 3.08 ms for 128 × 128 × 16), 128 × 256 × 8 with 8 × 16
 /// where it prefetches through registers (Vulkan 3.14 against 3.41 ms, wgpu
-/// 3.12 against 3.41; `docs/results/h100-2026-11-26e/`). Both lost at
-/// 2048³, where their 128 tiles leave the H100's 132 SMs short of a second
-/// round (`heuristic_variant`).
+/// 3.12 against 3.41; `docs/results/h100-2026-11-26e/`); at 2048³ too,
+/// unsplit (`fills_unsplit`), but not where k must be split to fill the
+/// device (1024³).
 pub const TILINGS: [Tiling; 6] = [
     Tiling::new(256, 128, 16, 16, 8),
     Tiling::new(128, 256, 8, 8, 16),
@@ -511,7 +511,7 @@ pub fn heuristic_variant(
     let workgroups = |t: &Tiling| {
         let tiles = tiles(spec, t);
         let chunks = if split {
-            heuristic_chunks(caps, tiles, spec.k as u64, elements_c)
+            heuristic_chunks(caps, t, tiles, spec.k as u64, elements_c)
         } else {
             1
         };
@@ -530,16 +530,37 @@ pub fn heuristic_variant(
         .into_iter()
         .filter(|t| t.fits(caps, language) && heuristic_considers(t, language, caps))
         .collect();
-    // A large tiling runs one workgroup per SM: only where C's tiles alone,
-    // unsplit, give every compute unit two (4096³ on an H100: 512 tiles for
-    // 132 SMs; at 2048³ the 128 tiles, split over k, ran 7–16% slower than
-    // 128 × 128 through every API).
-    let large_fills = |t: &Tiling| !t.large() || tiles(spec, t) >= units.saturating_mul(2);
+    // A large tiling only where C's tiles alone, unsplit, fill the device
+    // (`fills_unsplit`); split over k it lost everywhere (1024³ on an H100:
+    // 87–95 µs against 74–75 for 128 × 128 through Vulkan and wgpu).
+    let fills = |t: &Tiling| {
+        if t.large() {
+            fills_unsplit(t, tiles(spec, t), units)
+        } else {
+            workgroups(t) >= units
+        }
+    };
     usable
         .iter()
-        .find(|t| dense(t) && large_fills(t) && workgroups(t) >= units)
+        .find(|t| dense(t) && fills(t))
         .or(usable.last())
         .map(|&t| MatmulVariant::tiled(t))
+}
+
+/// Whether `tiles` workgroups of `t` fill a device of `units` compute units
+/// with no split of k. A large tiling ([`Tiling::large`]) runs one workgroup
+/// per unit, so within an eighth of a round counts as full: on an H100 at
+/// 2048³ its 128 tiles for 132 SMs ran unsplit in 418 µs through Vulkan, 414
+/// through wgpu and 381 through CUDA, against 442, 443 and 394 for the best
+/// 128 × 128 tiling, and split three ways in 488, 484 and 424
+/// (`docs/results/h100-2026-11-26e/large-tiles/`). Other tilings run two or
+/// more per unit; they fill it with one each, as before.
+fn fills_unsplit(t: &Tiling, tiles: u64, units: u64) -> bool {
+    if t.large() {
+        tiles >= units - units / 8
+    } else {
+        tiles >= units
+    }
 }
 
 /// Whether the untuned plan considers `t` in `language`: slices 16 deep
@@ -654,7 +675,7 @@ pub fn geometry(
     let needed = slices.div_ceil(max_slices);
     let wanted = match variant.split_k {
         Some(chunks) => u64::from(chunks),
-        None => heuristic_chunks(caps, tiles, spec.k as u64, elements_c),
+        None => heuristic_chunks(caps, t, tiles, spec.k as u64, elements_c),
     };
     let asked = needed.max(wanted).clamp(1, slices);
     let chunk_slices = slices.div_ceil(asked);
@@ -733,17 +754,17 @@ pub fn geometry(
     })
 }
 
-/// Chunks of k worth splitting into on a device with no loop cap: when C has
-/// fewer tiles than the device has compute units, enough chunks for two
-/// workgroups per unit, each at least [`MIN_SPLIT_K`] deep, with the
-/// partial sums under [`HEURISTIC_SCRATCH_BYTES`].
-fn heuristic_chunks(caps: &Capabilities, tiles: u64, k: u64, elements_c: u64) -> u64 {
+/// Chunks of k worth splitting into on a device with no loop cap: when C's
+/// tiles do not fill the device by themselves ([`fills_unsplit`]), enough
+/// chunks for two workgroups per unit, each at least [`MIN_SPLIT_K`] deep,
+/// with the partial sums under [`HEURISTIC_SCRATCH_BYTES`].
+fn heuristic_chunks(caps: &Capabilities, t: &Tiling, tiles: u64, k: u64, elements_c: u64) -> u64 {
     let units = if caps.compute_units > 0 {
         u64::from(caps.compute_units)
     } else {
         64
     };
-    if tiles >= units {
+    if fills_unsplit(t, tiles, units) {
         return 1;
     }
     let by_scratch = HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1);
@@ -1223,10 +1244,11 @@ mod tests {
     }
 
     /// The large tilings are the untuned choice only on GPUs, only where
-    /// C's tiles alone give every compute unit two, and each only with its
-    /// way of filling shared memory; they never store 16 bytes at a time.
+    /// C's tiles alone nearly fill the device (one workgroup per unit), and
+    /// then unsplit; each only with its way of filling shared memory; they
+    /// never store 16 bytes at a time.
     #[test]
-    fn large_tiles_only_where_they_fill_a_gpu_twice() {
+    fn large_tiles_only_where_they_fill_a_gpu_unsplit() {
         let gpu = Capabilities {
             device_type: DeviceType::DiscreteGpu,
             max_shared_bytes: 227 << 10,
@@ -1240,25 +1262,37 @@ mod tests {
             max_shared_bytes: 48 << 10,
             ..copying.clone()
         };
-        let name = |c: &Capabilities, language, side| {
-            heuristic_variant(c, language, &spec(side, side, side), true)
-                .unwrap()
-                .name()
+        let plan = |c: &Capabilities, language, s: MatmulSpec| {
+            let v = heuristic_variant(c, language, &s, true).unwrap();
+            let chunks = geometry(c, language, &s, &v, u64::MAX).unwrap().chunks;
+            (v.name(), chunks)
         };
-        assert_eq!(name(&copying, Language::Cuda, 4096), "256x128x16/16x8");
-        assert_eq!(name(&gpu, Language::Cuda, 4096), "128x256x8/8x16");
-        assert_eq!(name(&opencl, Language::OpenCl, 4096), "128x128x16/8x8");
+        let cube = |side| spec(side, side, side);
+        let cuda = |side| plan(&copying, Language::Cuda, cube(side));
+        assert_eq!(cuda(4096), ("256x128x16/16x8".into(), 1));
+        // 128 tiles for 132 units: within an eighth of a round, unsplit.
+        assert_eq!(cuda(2048), ("256x128x16/16x8".into(), 1));
+        // 32 tiles: the 128 × 128 tiling, split over k.
+        let (name, chunks) = cuda(1024);
+        assert_eq!(name, "128x128x16/8x8");
+        assert!(chunks > 1);
+        assert_eq!(plan(&gpu, Language::Cuda, cube(4096)).0, "128x256x8/8x16");
+        assert_eq!(
+            plan(&opencl, Language::OpenCl, cube(4096)).0,
+            "128x128x16/8x8"
+        );
         for language in [Language::Glsl, Language::Wgsl] {
-            assert_eq!(name(&copying, language, 4096), "128x256x8/8x16");
-            // 128 tiles of 128 × 256 for 132 units: the 128 × 128 tiling.
-            assert_eq!(name(&copying, language, 2048), "128x128x8/8x8");
-            // 3 × 132 tiles: each unit gets two.
-            let v = heuristic_variant(&gpu, language, &spec(128 * 12, 256 * 22, 64), true);
-            assert_eq!(v.unwrap().name(), "128x256x8/8x16");
-            let v = heuristic_variant(&gpu, language, &spec(128 * 12, 256 * 21, 64), true);
-            assert_eq!(v.unwrap().name(), "128x128x8/8x8");
+            let glsl = |s| plan(&copying, language, s);
+            assert_eq!(glsl(cube(4096)), ("128x256x8/8x16".into(), 1));
+            assert_eq!(glsl(cube(2048)), ("128x256x8/8x16".into(), 1));
+            assert_eq!(glsl(cube(1024)).0, "128x128x8/8x8");
+            // 132 − 132 / 8 = 116 tiles fill the device; 115 do not.
+            assert_eq!(
+                glsl(spec(128 * 4, 256 * 29, 64)),
+                ("128x256x8/8x16".into(), 1)
+            );
+            assert_eq!(glsl(spec(128 * 5, 256 * 23, 64)).0, "128x128x8/8x8");
         }
-        assert_eq!(name(&copying, Language::Cuda, 2048), "128x128x16/8x8");
         // Not on CPUs (lavapipe, PoCL), however many tiles.
         let cpu = Capabilities {
             device_type: DeviceType::Cpu,
