@@ -22,6 +22,30 @@ pub(crate) struct Kernel {
     pub(crate) pipeline: Arc<Pipeline>,
     /// Storage buffers it binds.
     pub(crate) bindings: u32,
+    /// The spec's label, for errors.
+    pub(crate) label: String,
+    /// The least bytes each binding's buffer must hold (its block's
+    /// fixed-size members; `Module::binding_min_bytes`).
+    pub(crate) min_binding_bytes: Vec<u64>,
+}
+
+impl Kernel {
+    /// Refuse `sizes` (bytes of the buffers bound, in binding order) where
+    /// one is smaller than its binding's block: Vulkan would let the shader
+    /// read and write past the buffer.
+    pub(crate) fn check_binding_sizes(&self, sizes: impl IntoIterator<Item = u64>) -> Result<()> {
+        for (binding, (size, &least)) in sizes.into_iter().zip(&self.min_binding_bytes).enumerate()
+        {
+            if size < least {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel '{}': binding {binding} needs at least {least} bytes (its GLSL \
+                     block), the buffer bound has {size}",
+                    self.label
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One source's module, layout and parsed SPIR-V, shared by its specs.
@@ -219,6 +243,8 @@ impl Compiler {
         Ok(Kernel {
             pipeline: Arc::new(pipeline),
             bindings,
+            label: spec.label(),
+            min_binding_bytes: program.spirv.binding_min_bytes(bindings, values),
         })
     }
 

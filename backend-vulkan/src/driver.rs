@@ -137,6 +137,7 @@ impl Driver for VulkanDriver {
         buffers: &[&Arc<Buffer>],
         params: &[u32],
     ) -> Result<()> {
+        kernel.check_binding_sizes(buffers.iter().map(|b| b.size()))?;
         self.with(|p| {
             let batch = p.queue.command(kernel.bindings)?;
             // SAFETY: the checked layer established that the buffers are

@@ -832,6 +832,49 @@ impl Module {
         }
         Ok(total)
     }
+
+    /// The least bytes the buffer of each binding below `bindings` (set 0)
+    /// must hold for these specialization values: the end of its block's
+    /// furthest fixed-size member, a runtime array counting from its offset
+    /// with no element; the largest over the variables that share a binding
+    /// (0 where nothing is known). Vulkan does not check a bound range
+    /// against the block, so a smaller buffer would be read past its end.
+    pub(crate) fn binding_min_bytes(&self, bindings: u32, values: &[u32]) -> Vec<u64> {
+        let mut least = vec![0u64; bindings as usize];
+        for var in &self.variables {
+            if var.class != class::STORAGE_BUFFER && var.class != class::UNIFORM {
+                continue;
+            }
+            let (Some(0), Some(binding)) = (
+                self.decoration_value(var.id, decoration::DESCRIPTOR_SET),
+                self.decoration_value(var.id, decoration::BINDING),
+            ) else {
+                continue;
+            };
+            let Some(slot) = least.get_mut(binding as usize) else {
+                continue;
+            };
+            let Some(Type::Pointer { pointee }) = self.types.get(&var.pointer) else {
+                continue;
+            };
+            let Some(Type::Struct { members }) = self.types.get(pointee) else {
+                continue;
+            };
+            for (i, &member) in members.iter().enumerate() {
+                let Some(&offset) = self.offsets.get(&(*pointee, i as u32)) else {
+                    continue;
+                };
+                let size = match self.types.get(&member) {
+                    Some(Type::RuntimeArray) => Some(0),
+                    _ => self.layout(member, values, 0).map(|(size, _)| size),
+                };
+                if let Some(end) = size.and_then(|size| u64::from(offset).checked_add(size)) {
+                    *slot = (*slot).max(end);
+                }
+            }
+        }
+        least
+    }
 }
 
 #[cfg(test)]

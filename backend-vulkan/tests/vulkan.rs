@@ -222,3 +222,54 @@ fn discover_opens_fresh_devices_each_call() {
         assert_eq!(x.info().name, y.info().name);
     }
 }
+
+/// A block of fixed size (here sized by a constant) bound to a smaller
+/// buffer is refused at launch: Vulkan would let the shader read past the
+/// buffer (wgpu checks the same from WGSL types).
+#[test]
+fn buffers_smaller_than_their_block_are_refused() {
+    let def = KernelDef::builder("fixed")
+        .constants(["WORDS"])
+        .bindings([Access::Read, Access::ReadWrite])
+        .source(
+            Language::Glsl,
+            "#version 450\n\
+             layout(constant_id = 0) const uint GROUP_SIZE = 64;\n\
+             layout(constant_id = 1) const uint WORDS = 1;\n\
+             layout(local_size_x_id = 0) in;\n\
+             layout(set = 0, binding = 0) readonly buffer Table { uint count; uint table[WORDS]; };\n\
+             layout(set = 0, binding = 1) buffer Out { uint out_words[]; };\n\
+             void main() { uint i = gl_LocalInvocationID.x;\n\
+             out_words[i] = table[WORDS - 1u - i % WORDS] + count; }\n",
+        )
+        .build_arc()
+        .unwrap();
+    for device in devices(Options::default()) {
+        let id = device.info().id();
+        let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("WORDS", 1000)]).unwrap();
+        let kernel = device.compile(&spec).unwrap();
+        let out = device.alloc(64 * 4).unwrap();
+        let run = |table: &Buffer| {
+            // SAFETY: the kernel reads `count` and table[0..1000] (4004
+            // bytes, what the launch checks the table holds) and writes
+            // out_words[0..64] (256 bytes).
+            unsafe { device.launch(&kernel, &Launch::linear(1, 64, 0), &[table, &out], &[]) }
+        };
+        let small = device.alloc(16).unwrap();
+        match run(&small) {
+            Err(Error::InvalidArgument(why)) => {
+                assert!(
+                    why.contains("binding 0 needs at least 4004 bytes"),
+                    "{id}: {why}"
+                )
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+        let words: Vec<u32> = (0..1001).collect();
+        let table = device.alloc(words.len() as u64 * 4).unwrap();
+        table.write(&words).unwrap();
+        run(&table).unwrap();
+        let expected: Vec<u32> = (0..64).map(|i| 1000 - i).collect();
+        assert_eq!(out.read::<u32>(64).unwrap(), expected, "{id}");
+    }
+}

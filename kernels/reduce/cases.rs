@@ -58,7 +58,24 @@ impl Check for ReduceF32 {
         Ok(match self.op {
             ReduceOp::Sum => {
                 let n = self.x.len();
-                compare_bounded(&[got], &[self.sum], |_, e| sum_bound(n, e))
+                let v = compare_bounded(&[got], &[self.sum], |_, e| sum_bound(n, e));
+                // Zeros only: the sum is exact in any order and its sign
+                // defined — −0 where every value is −0 (x + −0 == x, +0 +
+                // −0 == +0), else +0, and +0 for no values (as numpy).
+                if !self.x.iter().all(|x| *x == 0.0) {
+                    return Ok(v);
+                }
+                let negative = n > 0 && self.x.iter().all(|x| x.is_sign_negative());
+                let expected = if negative { -0.0f32 } else { 0.0 };
+                if got.to_bits() == expected.to_bits() {
+                    v
+                } else {
+                    let mut v = Verdict::fail(format!(
+                        "got {got:e}, expected {expected:e} (the sign of a sum of zeros)"
+                    ));
+                    v.fingerprint = fingerprint(&[got]);
+                    v
+                }
             }
             ReduceOp::Min | ReduceOp::Max => {
                 let expected = self.min_max.unwrap_or(f32::NAN);
@@ -270,13 +287,22 @@ pub fn cases() -> Vec<Case> {
     }
     // Zeros of both signs through every variant: the min of −0 and +0 is −0
     // and the max +0 in any order, the max of −0s is −0 (the subgroup
-    // variants once mapped every zero to +0).
+    // variants once mapped every zero to +0); the sum of −0s is −0 (the
+    // sum's identity was +0, which made it +0), of −0s and +0s +0.
     let zeros: [(&str, Values); 2] = [
         (" all -0", |_, n| vec![0x8000_0000; n]),
         (" -0 and +0", |s, n| masked_bits(s, n, 0x8000_0000, 0)),
     ];
+    all.push(case(
+        Elem::F32,
+        ReduceOp::Sum,
+        1,
+        " all -0",
+        |_, n| vec![0x8000_0000; n],
+        None,
+    ));
     for (label, values) in zeros {
-        for op in [ReduceOp::Min, ReduceOp::Max] {
+        for op in [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max] {
             all.push(case(Elem::F32, op, 10_007, label, values, None));
             for variant in ReduceVariant::ALL {
                 all.push(case(Elem::F32, op, 10_007, label, values, Some(variant)));

@@ -95,7 +95,10 @@
 //! `from_key(k)` inverts it (`k & 0x80000000 != 0 ? k & 0x7fffffff : !k`).
 //! Histograms compare values with their edges by `ordered_key`, the same
 //! key with −0 first mapped to +0 (`−0 ≥ 0` holds there, as in numpy).
-//! - identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
+//! - identity: sum −0 for f32 (the one value with x + −0 == x for every x:
+//!   a sum of −0s is −0, as in numpy), 0 for i32 / u32; min +Inf / i32::MAX /
+//!   u32::MAX; max −Inf / i32::MIN / 0. The sum of no values is +0 (numpy's
+//!   too): the plan writes it without a launch.
 //!
 //! # On the CPU backend
 //! The Rust version keeps each accumulator as four lanes (one per vector

@@ -371,6 +371,12 @@ impl ReducePlan {
         )?;
         check_binding(&self.backend, "reduce output", output, 4)?;
         check_apart("reduce", ("output", output), &[("input", input)])?;
+        if n == 0 {
+            // The sum of no values is +0 (numpy's too), where the kernels
+            // would return their identity (−0 for f32); min and max of
+            // nothing are refused by the spec.
+            return output.write_bytes(0, &[0; 4]);
+        }
         let backend = &self.backend;
         let scratch = &self.scratch;
         // SAFETY: the kernel reads elements below `n` of its input (which

@@ -58,8 +58,11 @@ typedef uint T;
 typedef uint4 T4;
 #endif
 
-// identity: sum 0; min +Inf / i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
-#if OP == 0
+// identity: sum −0 (f32; x + −0 == x for every x, −0 included) / 0; min +Inf /
+// i32::MAX / u32::MAX; max −Inf / i32::MIN / 0.
+#if OP == 0 && ELEM == 0
+#define IDENTITY as_float(0x80000000u)
+#elif OP == 0
 #define IDENTITY ((T)0)
 #elif OP == 1 && ELEM == 0
 #define IDENTITY as_float(0x7f800000u)
@@ -123,7 +126,12 @@ T combine(T a, T b)
 // The subgroup's combined accumulators (the same value in every invocation).
 T subgroup_combine(T acc)
 {
-#if OP == 0
+#if OP == 0 && ELEM == 0
+    T sum = sub_group_reduce_add(acc);
+    // A subgroup of −0s sums to −0, but drivers may add from +0 (lavapipe
+    // does through Vulkan): any other zeros, or values, sum as they are.
+    return sub_group_all(as_uint(acc) == 0x80000000u) ? as_float(0x80000000u) : sum;
+#elif OP == 0
     return sub_group_reduce_add(acc);
 #elif ELEM == 0
     // f32 min / max over the keys (exact with subnormals); NaN first, as the

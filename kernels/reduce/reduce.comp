@@ -61,10 +61,11 @@ uint from_key(uint key) {
     return (key & 0x80000000u) != 0u ? (key & 0x7fffffffu) : ~key;
 }
 
-// sum 0; min +Inf / i32::MAX / u32::MAX; max -Inf / i32::MIN / 0.
+// sum -0 (f32; x + -0 == x for every x, -0 included) / 0; min +Inf /
+// i32::MAX / u32::MAX; max -Inf / i32::MIN / 0.
 uint identity() {
     if (OP == 0u) {
-        return 0u;
+        return ELEM == 0u ? 0x80000000u : 0u;
     }
     if (OP == 1u) {
         return ELEM == 0u ? 0x7f800000u : (ELEM == 1u ? 0x7fffffffu : 0xffffffffu);
@@ -109,7 +110,14 @@ uint combine4(uvec4 x) {
 uint subgroup_combine(uint x) {
     if (OP == 0u) {
         if (ELEM == 0u) {
-            return floatBitsToUint(subgroupAdd(uintBitsToFloat(x)));
+            float sum = subgroupAdd(uintBitsToFloat(x));
+            // A subgroup of -0s sums to -0, but drivers may add from +0
+            // (lavapipe does): any other zeros, or values, sum as they are.
+            // (A min over 0/1 flags: the arithmetic feature only.)
+            if (subgroupMin(x == 0x80000000u ? 1u : 0u) == 1u) {
+                return 0x80000000u;
+            }
+            return floatBitsToUint(sum);
         }
         return subgroupAdd(x);
     }

@@ -52,7 +52,11 @@ __forceinline__ unsigned int total_key(unsigned int bits)
 
 // identity and combine (mod.rs, "Semantics of combine").
 #if OP == 0
+#if ELEM == 0
+__forceinline__ T identity() { return __uint_as_float(0x80000000u); }  // -0: x + -0 == x for every x
+#else
 __forceinline__ T identity() { return (T)0; }
+#endif
 __forceinline__ T combine(T a, T b) { return a + b; }
 #elif ELEM == 0
 __forceinline__ T identity() { return __uint_as_float(OP == 1 ? 0x7f800000u : 0xff800000u); }

@@ -33,7 +33,9 @@ struct MaxU32;
 
 impl Reduction for SumF32 {
     type T = f32;
-    const IDENTITY: f32 = 0.0;
+    // −0: x + −0 == x for every x, −0 included (+0 would turn a sum of −0s
+    // into +0).
+    const IDENTITY: f32 = -0.0;
     fn combine(a: f32, b: f32) -> f32 {
         a + b
     }

@@ -63,10 +63,11 @@ fn from_key(key: u32) -> u32 {
     return select(~key, key & 0x7fffffffu, (key & 0x80000000u) != 0u);
 }
 
-// sum 0; min +Inf / i32::MAX / u32::MAX; max -Inf / i32::MIN / 0.
+// sum -0 (f32; x + -0 == x for every x, -0 included) / 0; min +Inf /
+// i32::MAX / u32::MAX; max -Inf / i32::MIN / 0.
 fn identity() -> u32 {
     if OP == 0u {
-        return 0u;
+        return select(0u, 0x80000000u, ELEM == 0u);
     }
     if OP == 1u {
         return select(select(0x7fffffffu, 0xffffffffu, ELEM == 2u), 0x7f800000u, ELEM == 0u);
@@ -109,7 +110,13 @@ fn combine4(x: vec4<u32>) -> u32 {
 fn subgroup_combine(x: u32) -> u32 {
     if OP == 0u {
         if ELEM == 0u {
-            return bitcast<u32>(subgroup_add_f32(bitcast<f32>(x)));
+            let sum = subgroup_add_f32(bitcast<f32>(x));
+            // A subgroup of -0s sums to -0, but drivers may add from +0
+            // (lavapipe does): any other zeros, or values, sum as they are.
+            if !subgroup_any(x != 0x80000000u) {
+                return 0x80000000u;
+            }
+            return bitcast<u32>(sum);
         }
         return subgroup_add_u32(x);
     }
