@@ -66,13 +66,24 @@ fn conform_api(api: Api) {
             s.device, s.passed, s.failed, s.skipped, s.unsupported, s.name
         );
         // Skipped and unsupported are never counted as passed, and most of
-        // the suite runs everywhere.
+        // the suite runs everywhere: at most a tenth of the cases need a
+        // feature the device lacks (wgpu's GL adapter, without subgroups or
+        // device-scope fences, had 75 of 892), and at least nine tenths of
+        // the rest pass (the others are skipped).
         assert!(
-            s.passed >= cases.len() * 9 / 10,
-            "{}: only {} of {} passed",
+            s.unsupported <= cases.len() / 10,
+            "{}: {} of {} cases unsupported",
+            s.device,
+            s.unsupported,
+            cases.len()
+        );
+        let supported = cases.len() - s.unsupported;
+        assert!(
+            s.passed >= supported * 9 / 10,
+            "{}: only {} of {} supported cases passed",
             s.device,
             s.passed,
-            cases.len()
+            supported
         );
     }
     let failures = report.failures();

@@ -46,9 +46,14 @@ fn one_buffer_may_be_both_operands() {
 }
 
 /// A buffer of one opening of a device used with another opening of the
-/// same device is refused, and the message tells the two apart.
+/// same device is refused, and the message tells the two apart — the
+/// facade's check and a plan's own (which said "made on device cpu:0 used
+/// on device cpu:0").
 #[test]
 fn handles_of_another_opening_are_refused_by_name() {
+    use rosetta::core::Elem;
+    use rosetta::kernels::reduce::{ReducePlan, ReduceSpec};
+    use rosetta::ReduceOp;
     let first = discover(&[Api::Cpu]);
     let second = discover(&[Api::Cpu]);
     let (a, b) = (
@@ -57,18 +62,28 @@ fn handles_of_another_opening_are_refused_by_name() {
     );
     let x = a.upload(&[1.0f32; 4]).unwrap();
     let y = b.upload(&[1.0f32; 4]).unwrap();
-    let e = x
+    let facade = x
         .matmul(&y, &MatmulSpec { m: 2, k: 2, n: 2 })
         .unwrap_err()
         .to_string();
-    assert!(e.contains("made on device cpu:0 #"), "{e}");
-    let tags: Vec<&str> = e
-        .split('#')
-        .skip(1)
-        .map(|t| t.split(' ').next().unwrap_or(""))
-        .collect();
-    assert_eq!(tags.len(), 2, "{e}");
-    assert_ne!(tags[0], tags[1], "{e}");
+    let spec = ReduceSpec {
+        elem: Elem::F32,
+        op: ReduceOp::Sum,
+        len: 4,
+    };
+    let plan = ReducePlan::new(a.backend(), &spec).unwrap();
+    let out = a.zeros::<f32>(1).unwrap();
+    let planned = plan.encode(y.raw(), out.raw()).unwrap_err().to_string();
+    for e in [facade, planned] {
+        assert!(e.contains("made on device cpu:0 #"), "{e}");
+        let tags: Vec<&str> = e
+            .split('#')
+            .skip(1)
+            .map(|t| t.split(' ').next().unwrap_or(""))
+            .collect();
+        assert_eq!(tags.len(), 2, "{e}");
+        assert_ne!(tags[0], tags[1], "{e}");
+    }
 }
 
 /// Every plan refuses to write a buffer it reads, before it touches either
@@ -170,35 +185,4 @@ fn plans_refuse_to_write_what_they_read_before_touching_it() {
         }
     }
     assert!(checked >= 4, "the CPU backend is always there");
-}
-
-/// A plan's own check of its buffers' device names both openings, as the
-/// facade's does (it said "made on device cpu:0 used on device cpu:0").
-#[test]
-fn plans_name_both_openings_of_one_device() {
-    use rosetta::core::Elem;
-    use rosetta::kernels::reduce::{ReducePlan, ReduceSpec};
-    use rosetta::ReduceOp;
-    let first = discover(&[Api::Cpu]);
-    let second = discover(&[Api::Cpu]);
-    let (a, b) = (
-        first.devices().next().expect("the CPU backend"),
-        second.devices().next().expect("the CPU backend"),
-    );
-    let spec = ReduceSpec {
-        elem: Elem::F32,
-        op: ReduceOp::Sum,
-        len: 4,
-    };
-    let plan = ReducePlan::new(a.backend(), &spec).unwrap();
-    let x = b.upload(&[1.0f32; 4]).unwrap();
-    let out = a.zeros::<f32>(1).unwrap();
-    let e = plan.encode(x.raw(), out.raw()).unwrap_err().to_string();
-    let tags: Vec<&str> = e
-        .split('#')
-        .skip(1)
-        .map(|t| t.split(' ').next().unwrap_or(""))
-        .collect();
-    assert_eq!(tags.len(), 2, "{e}");
-    assert_ne!(tags[0], tags[1], "{e}");
 }

@@ -5,7 +5,7 @@
 //! reference — cannot write it.
 
 use rosetta::user_kernel::{Data, Expected, KernelTest, Tolerance};
-use rosetta::{discover, Access, Api, ApiStatus, KernelDef, KernelSpec, Language, Launch};
+use rosetta::{discover, Access, Api, ApiStatus, Device, KernelDef, KernelSpec, Language, Launch};
 use rosetta_core::workgroup::GlobalWord;
 
 /// APIs a test must find (as `tests/conformance.rs`: `ROSETTA_REQUIRE`, or
@@ -14,6 +14,22 @@ fn required(api: Api) -> bool {
     match std::env::var("ROSETTA_REQUIRE") {
         Ok(list) => list.split(',').any(|name| name.trim() == api.name()),
         Err(_) => api != Api::Cuda,
+    }
+}
+
+/// The devices of `api`; none (and the test goes on) only where the API
+/// is not required.
+fn devices_of(api: Api) -> Vec<Device> {
+    let found = discover(&[api]);
+    match &found.entry(api).expect("probed").status {
+        ApiStatus::Devices(devices) if !devices.is_empty() => devices.clone(),
+        other => {
+            assert!(
+                !required(api),
+                "{api} is required but has no device: {other:?}"
+            );
+            Vec::new()
+        }
     }
 }
 
@@ -59,17 +75,10 @@ fn a_written_read_only_binding_fails_everywhere() {
         tolerance: Tolerance::Exact,
     };
     for api in [Api::Vulkan, Api::Opencl] {
-        let found = discover(&[api]);
-        let devices = match &found.entry(api).expect("probed").status {
-            ApiStatus::Devices(devices) if !devices.is_empty() => devices.clone(),
-            other => {
-                assert!(
-                    !required(api),
-                    "{api} is required but has no device: {other:?}"
-                );
-                continue;
-            }
-        };
+        let devices = devices_of(api);
+        if devices.is_empty() {
+            continue;
+        }
         // SAFETY: every version touches words 0..64 of each 256-byte buffer.
         let report = unsafe { test.run(&devices) }.unwrap();
         assert!(!report.passed(), "{}", report.render());
@@ -129,17 +138,7 @@ fn interface_mistakes_are_one_line_usage_errors_everywhere() {
     let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap();
     let mut checked = 0;
     for api in [Api::Vulkan, Api::Wgpu, Api::Opencl, Api::Cuda] {
-        let found = discover(&[api]);
-        let devices = match &found.entry(api).expect("probed").status {
-            ApiStatus::Devices(devices) if !devices.is_empty() => devices.clone(),
-            other => {
-                assert!(
-                    !required(api),
-                    "{api} is required but has no device: {other:?}"
-                );
-                continue;
-            }
-        };
+        let devices = devices_of(api);
         for device in devices {
             let id = device.info().id();
             let Err(e) = device.compile(&spec) else {
