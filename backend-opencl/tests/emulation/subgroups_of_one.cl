@@ -11,3 +11,4 @@
 #define sub_group_reduce_min(x) (x)
 #define sub_group_reduce_max(x) (x)
 #define sub_group_any(p) ((int)(p))
+#define sub_group_all(p) ((int)(p))
