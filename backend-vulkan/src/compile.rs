@@ -117,6 +117,7 @@ impl Compiler {
     /// Build the pipeline of `spec` from its GLSL `source`.
     pub(crate) fn compile(&mut self, spec: &KernelSpec, source: &str) -> Result<Kernel> {
         let def = spec.def();
+        let label = spec.label();
         let compile_error = |log: String| Error::Compile {
             api: Api::Vulkan,
             kernel: spec.label(),
@@ -172,7 +173,6 @@ impl Compiler {
         let key = key.hex();
         if !self.programs.contains_key(&key) {
             let text = folded.as_deref().unwrap_or(source);
-            let label = spec.label();
             let program = self.program(text, &interface, push_bytes, &label, &compile_error)?;
             self.programs.insert(key.clone(), program);
         }
@@ -243,7 +243,7 @@ impl Compiler {
         Ok(Kernel {
             pipeline: Arc::new(pipeline),
             bindings,
-            label: spec.label(),
+            label,
             min_binding_bytes: program.spirv.binding_min_bytes(bindings, values),
         })
     }

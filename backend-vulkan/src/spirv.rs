@@ -585,22 +585,43 @@ impl Module {
 
     /// The furthest byte a push-constant block reaches.
     fn push_extent(&self, block: u32) -> Result<u64, String> {
-        let Some(Type::Struct { members }) = self.types.get(&block) else {
-            return Err("the push-constant variable is not a block".into());
-        };
+        let ends = self
+            .member_ends(block, &[])
+            .ok_or("the push-constant variable is not a block")?;
         let mut extent = 0u64;
-        for (i, &member) in members.iter().enumerate() {
+        for end in ends {
+            extent = extent.max(end.map_err(|why| format!("a push-constant member{why}"))?);
+        }
+        Ok(extent)
+    }
+
+    /// Where each member of the struct `block` ends — its offset plus its
+    /// size for these specialization values, a runtime array at its offset —
+    /// or why that is unknown (words that follow "a member"); `None` where
+    /// `block` is not a struct.
+    fn member_ends(&self, block: u32, values: &[u32]) -> Option<Vec<Result<u64, &'static str>>> {
+        let Some(Type::Struct { members }) = self.types.get(&block) else {
+            return None;
+        };
+        let end = |(i, &member): (usize, &u32)| {
             let offset = self
                 .offsets
                 .get(&(block, i as u32))
                 .copied()
-                .ok_or("a push-constant member has no offset")?;
-            let (size, _) = self
-                .layout(member, &[], 0)
-                .ok_or("a push-constant member's size is unknown")?;
-            extent = extent.max(u64::from(offset) + size);
-        }
-        Ok(extent)
+                .ok_or(" has no offset")?;
+            let size = match self.types.get(&member) {
+                Some(Type::RuntimeArray) => 0,
+                _ => {
+                    self.layout(member, values, 0)
+                        .ok_or("'s size is unknown")?
+                        .0
+                }
+            };
+            u64::from(offset)
+                .checked_add(size)
+                .ok_or("'s end overflows")
+        };
+        Some(members.iter().enumerate().map(end).collect())
     }
 
     /// Size and alignment of type `ty` (with `values` for specialization
@@ -857,20 +878,9 @@ impl Module {
             let Some(Type::Pointer { pointee }) = self.types.get(&var.pointer) else {
                 continue;
             };
-            let Some(Type::Struct { members }) = self.types.get(pointee) else {
-                continue;
-            };
-            for (i, &member) in members.iter().enumerate() {
-                let Some(&offset) = self.offsets.get(&(*pointee, i as u32)) else {
-                    continue;
-                };
-                let size = match self.types.get(&member) {
-                    Some(Type::RuntimeArray) => Some(0),
-                    _ => self.layout(member, values, 0).map(|(size, _)| size),
-                };
-                if let Some(end) = size.and_then(|size| u64::from(offset).checked_add(size)) {
-                    *slot = (*slot).max(end);
-                }
+            // Members whose end is unknown count for nothing.
+            if let Some(ends) = self.member_ends(*pointee, values) {
+                *slot = ends.into_iter().flatten().fold(*slot, u64::max);
             }
         }
         least

@@ -24,6 +24,14 @@ impl DeviceType {
     pub fn is_cpu(self) -> bool {
         self == DeviceType::Cpu
     }
+
+    /// Whether the device is a GPU (discrete, integrated or virtual).
+    pub fn is_gpu(self) -> bool {
+        matches!(
+            self,
+            DeviceType::DiscreteGpu | DeviceType::IntegratedGpu | DeviceType::VirtualGpu
+        )
+    }
 }
 
 /// Limits and features of one device, as its API reports them.

@@ -14,8 +14,7 @@ use crate::op::{
     check_apart, check_binding, prepare_kernel, u32_param, workgroup_model, TuningCache,
 };
 use rosetta_core::{
-    Backend, Buffer, Capabilities, DeviceInfo, DeviceType, Error, Kernel, KernelDef, Language,
-    Launch, Result,
+    Backend, Buffer, Capabilities, DeviceInfo, Error, Kernel, KernelDef, Language, Launch, Result,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -531,14 +530,11 @@ pub fn heuristic_variant(
         .filter(|t| t.fits(caps, language) && heuristic_considers(t, language, caps))
         .collect();
     // A large tiling only where C's tiles alone, unsplit, fill the device
-    // (`fills_unsplit`); split over k it lost everywhere (1024³ on an H100:
-    // 87–95 µs against 74–75 for 128 × 128 through Vulkan and wgpu).
+    // (`fills_unsplit`): split over k it lost everywhere (1024³ on an H100:
+    // 87–95 µs against 74–75 for 128 × 128 through Vulkan and wgpu), so
+    // only the other tilings count their chunks.
     let fills = |t: &Tiling| {
-        if t.large() {
-            fills_unsplit(t, tiles(spec, t), units)
-        } else {
-            workgroups(t) >= units
-        }
+        fills_unsplit(t, tiles(spec, t), units) || (!t.large() && workgroups(t) >= units)
     };
     usable
         .iter()
@@ -578,12 +574,8 @@ fn fills_unsplit(t: &Tiling, tiles: u64, units: u64) -> bool {
 /// PoCL the tuner measures them.
 fn heuristic_considers(t: &Tiling, language: Language, caps: &Capabilities) -> bool {
     let stages = t.stages(language, caps);
-    let gpu = matches!(
-        caps.device_type,
-        DeviceType::DiscreteGpu | DeviceType::IntegratedGpu | DeviceType::VirtualGpu
-    );
     let depth = t.tile_k <= 8 || stages > 1;
-    let large = !t.large() || (gpu && (t.tile_k > 8 || stages == 1));
+    let large = !t.large() || (caps.device_type.is_gpu() && (t.tile_k > 8 || stages == 1));
     depth && large
 }
 
@@ -789,7 +781,7 @@ fn heuristic_chunks(caps: &Capabilities, t: &Tiling, tiles: u64, k: u64, element
 /// 2048³ in 10.6 ms against 0.49 with 4-byte stores: the driver kept the
 /// store loops rolled, so the accumulators they index left the registers.
 pub fn vector_stores(t: &Tiling, chunks: u32) -> bool {
-    t.thread_m * t.thread_n <= 64 && (chunks > 1 || t.thread_m * t.thread_n < 64)
+    !t.large() && (chunks > 1 || t.thread_m * t.thread_n < 64)
 }
 
 /// The sum pass's workgroup size.
@@ -1374,7 +1366,8 @@ mod tests {
             ..caps(None, 2)
         };
         let small = caps(None, 2); // 32 KiB of shared memory
-                                   // The large tilings have no CPU form: they run as they are.
+
+        // The large tilings have no CPU form: they run as they are.
         for t in TILINGS.into_iter().filter(Tiling::large) {
             assert_eq!(MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling, t);
         }

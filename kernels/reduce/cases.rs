@@ -293,12 +293,13 @@ pub fn cases() -> Vec<Case> {
         (" all -0", |_, n| vec![0x8000_0000; n]),
         (" -0 and +0", |s, n| masked_bits(s, n, 0x8000_0000, 0)),
     ];
+    let (all_negative, values) = zeros[0];
     all.push(case(
         Elem::F32,
         ReduceOp::Sum,
         1,
-        " all -0",
-        |_, n| vec![0x8000_0000; n],
+        all_negative,
+        values,
         None,
     ));
     for (label, values) in zeros {
