@@ -291,3 +291,36 @@ fn the_conv2d_global_kernel_builds_for_every_filter_it_takes() {
         }
     }
 }
+
+/// The direct conv kernels (filters from global memory, any size) build for
+/// short and long filters, both pixel types and borders.
+#[test]
+fn the_direct_conv_kernels_build_for_any_filter() {
+    let conv1d = rosetta_kernels::conv1d::direct_kernel();
+    for taps in [1, 33, 20_001] {
+        let spec = KernelSpec::new(conv1d, &[("GROUP_SIZE", 256), ("TAPS", taps)])
+            .expect("a valid constant set");
+        if !builds_for_sm90(&spec) {
+            return;
+        }
+    }
+    let conv2d = rosetta_kernels::conv2d::direct_kernel();
+    for (kh, kw) in [(1, 1), (63, 63), (3, 4001)] {
+        for (border, elem) in [(0, 0), (1, 3), (0, 3), (1, 0)] {
+            let spec = KernelSpec::new(
+                conv2d,
+                &[
+                    ("GROUP_SIZE", 256),
+                    ("KH", kh),
+                    ("KW", kw),
+                    ("BORDER", border),
+                    ("ELEM", elem),
+                ],
+            )
+            .expect("a valid constant set");
+            if !builds_for_sm90(&spec) {
+                return;
+            }
+        }
+    }
+}

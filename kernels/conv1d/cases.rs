@@ -4,7 +4,10 @@
 //! repeated work shows.
 
 use super::plan::conv1d_f32;
-use super::plan::{conv1d_slice, geometry, max_taps, Conv1dPlan, Conv1dVariant, MAX_WINDOW_TAPS};
+use super::plan::{
+    conv1d_slice, geometry, max_taps, Conv1dPlan, Conv1dVariant, MAX_DIRECT_LAUNCHES,
+    MAX_WINDOW_TAPS,
+};
 use super::spec::{conv1d_bound, conv1d_reference, Conv1dSpec};
 use crate::op::{
     compare_bounded, padding, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check,
@@ -150,10 +153,13 @@ pub fn cases() -> Vec<Case> {
     }
     // Every variant, forced, whatever the device would choose: ragged
     // lengths, short signals under long filters (the longest a window
-    // holds, for the windows), and exact sums.
+    // holds, for the windows; more than shared memory holds on a 32 KiB
+    // device, for the direct sum), and exact sums.
     for variant in Conv1dVariant::ALL {
         let (long, exact_taps) = if variant.window() {
             (MAX_WINDOW_TAPS as usize, MAX_WINDOW_TAPS as usize)
+        } else if variant.direct() {
+            (4_097, 1_025)
         } else {
             (257, 63)
         };
@@ -227,6 +233,7 @@ pub fn cases() -> Vec<Case> {
             Some(variant),
         ));
     }
+    all.extend(direct_cases());
     all.push(case(
         ops,
         1_000_003,
@@ -289,9 +296,66 @@ pub fn cases() -> Vec<Case> {
     all
 }
 
-/// The `limits` group: the most taps shared memory holds, long loops with
-/// exact sums, more than 65 535 workgroups, more than 2^31 elements, and
-/// every geometry against the loop budget.
+/// The direct sum, forced, beyond what every variant gets: single values,
+/// primes, filters longer than the signal, filters past what shared memory
+/// holds on a 32 KiB device (about 4 080 taps on lavapipe), and filters the
+/// loop budget splits over several launches (16 382 taps a launch on
+/// lavapipe: 32 765 taps make three), with random values under the bound,
+/// padded buffers, infinite taps over the border and exact sums.
+fn direct_cases() -> Vec<Case> {
+    let ops = CaseGroup::Ops;
+    let direct = Some(Conv1dVariant::Direct);
+    let mut all = Vec::new();
+    for (len, taps) in [
+        (1, 1),
+        (1, 3),
+        (2, 5),
+        (17, 101),
+        (10_007, 1),
+        (10_007, 20_001),
+        (50_021, 8_193),
+        (1_027, 32_765),
+    ] {
+        all.push(case(ops, len, taps, "", random, random, false, direct));
+    }
+    for (len, taps) in [(1_027, 4_097), (1_027, 32_765)] {
+        let name =
+            format!("conv1d n={len} taps={taps} NaN past the signal, output kept past n direct");
+        let s = seed(&name);
+        all.push(Case::new(name, OP, ops, true, move || Padded {
+            conv: Conv::new(random(s, len), random(s ^ 1, taps), direct, false),
+        }));
+    }
+    let infinite: [(&str, Values); 2] = [
+        (" +Inf first tap", |s, n| {
+            inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
+        }),
+        (" -Inf last tap", |s, n| {
+            inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
+        }),
+    ];
+    for (label, filter) in infinite {
+        all.push(case(
+            ops, 10_007, 8_193, label, random, filter, false, direct,
+        ));
+    }
+    all.push(case(
+        ops,
+        20_011,
+        20_001,
+        " small integers (exact)",
+        small_ints,
+        small_ints,
+        true,
+        direct,
+    ));
+    all
+}
+
+/// The `limits` group: the most taps shared memory holds (and one more,
+/// through the direct sum), the direct sum over several launches, long
+/// loops with exact sums, more than 65 535 workgroups, more than 2^31
+/// elements, and every geometry against the loop budget.
 fn limits_cases() -> Vec<Case> {
     let limits = CaseGroup::Limits;
     let mut all = vec![
@@ -303,11 +367,18 @@ fn limits_cases() -> Vec<Case> {
             || MaxTaps { over: false },
         ),
         Case::new(
-            "conv1d taps one more than shared memory holds (refused)",
+            "conv1d taps one more than shared memory holds runs through direct n=4099 (ones, exact)",
             OP,
             limits,
             true,
             || MaxTaps { over: true },
+        ),
+        Case::new(
+            "conv1d direct over several launches where loops are capped (ones, exact)",
+            OP,
+            limits,
+            true,
+            || DirectLaunches,
         ),
     ];
     // Long loops: all-ones signal and filter, so every interior output is
@@ -401,8 +472,10 @@ impl<C: Check> Check for CpuSkip<C> {
     }
 }
 
-/// The most taps the device's shared memory (and loop budget) allows, all
-/// ones over a signal of ones, checked exactly; or one more, refused.
+/// The most taps the device's shared memory (and loop budget) allows the
+/// variants that keep the filter on chip, all ones over a signal of ones,
+/// checked exactly; or one more, which the plan must run through the direct
+/// sum (checked exactly too).
 struct MaxTaps {
     over: bool,
 }
@@ -415,37 +488,142 @@ impl Check for MaxTaps {
             return Ok(Verdict::fail("not even one tap fits"));
         }
         let len = 4099;
-        if self.over {
-            let spec = Conv1dSpec {
-                len,
-                taps: max as usize + 2,
-            };
-            return Ok(match Conv1dPlan::new(ctx.backend, &spec) {
-                Ok(plan) => Verdict::fail(format!(
-                    "{} taps accepted ({}), one more than the {max} computed from the device's limits",
-                    max + 2,
-                    plan.variant().name()
-                )),
-                Err(Error::ExceedsLimit { what, .. }) => {
-                    Verdict::pass(format!("{} taps refused: {what}", max + 2))
-                }
-                Err(e) => Verdict::fail(format!("{} taps: got '{e}', expected ExceedsLimit", max + 2)),
-            });
-        }
-        let taps = max as usize;
+        let taps = if self.over { max + 2 } else { max } as usize;
         let plan = Conv1dPlan::new(ctx.backend, &Conv1dSpec { len, taps })?;
+        if plan.variant().direct() != self.over {
+            return Ok(Verdict::fail(format!(
+                "{taps} taps planned as {}; the variants on chip hold at most {max}, so expected {}",
+                plan.variant().name(),
+                if self.over { "direct" } else { "one of them" }
+            )));
+        }
         let conv = Conv::ones(len, taps);
-        let got = conv1d_slice(ctx.backend, &conv.x, &conv.taps, Some(plan.variant()))?;
+        let got = encode_and_read(ctx.backend, &plan, &conv)?;
         let mut v = conv.compare(&got);
         if v.passed() {
             v.detail = format!(
-                "{taps} taps ({}, workgroups of {}, {} loop iterations per invocation)",
+                "{taps} taps ({}, workgroups of {}, {} loop iterations per invocation, launches: {})",
                 plan.variant().name(),
                 plan.launch().group_size,
-                plan.geometry().loops
+                plan.geometry().loops,
+                plan.geometry().launches
             );
         }
         Ok(v)
+    }
+}
+
+/// Run `plan` on the convolution's signal and taps; the outputs.
+fn encode_and_read(backend: &Arc<dyn Backend>, plan: &Conv1dPlan, conv: &Conv) -> Result<Vec<f32>> {
+    let input = Buffer::from_slice(backend, &conv.x)?;
+    let filter = Buffer::from_slice(backend, &conv.taps)?;
+    let out = backend.alloc(plan.spec().signal_bytes()?)?;
+    plan.encode(&input, &filter, &out)?;
+    out.read(conv.x.len())
+}
+
+/// The direct sum of a filter the loop budget splits over at least three
+/// launches where the device caps loops (lavapipe: 16 382 taps a launch, so
+/// 32 765 taps), over a signal 1 001 values longer: all ones, checked
+/// exactly, so every interior output is the tap count and a dropped
+/// iteration, a skipped launch or a launch that restarts the sum shows.
+/// Where loops are not capped the same filter runs in one launch, checked
+/// the same way.
+struct DirectLaunches;
+
+impl Check for DirectLaunches {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let caps = &ctx.backend.info().caps;
+        let budget = caps.loop_budget();
+        // One tile per workgroup here: a launch takes budget − 1 taps.
+        let per_launch = budget - 1;
+        let taps = if per_launch < 1 << 15 {
+            2 * per_launch + 1
+        } else {
+            32_765
+        };
+        let len = taps as usize + 1_001;
+        let spec = Conv1dSpec {
+            len,
+            taps: taps as usize,
+        };
+        let plan = Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Direct)?;
+        let g = *plan.geometry();
+        let expected = taps.div_ceil(per_launch);
+        if g.launches != expected || (caps.loop_limit.is_some() && g.launches < 3) {
+            return Ok(Verdict::fail(format!(
+                "{taps} taps planned as {} launches of {}; expected {expected} (a loop budget of {budget})",
+                g.launches, g.chunk
+            )));
+        }
+        let conv = Conv::ones(len, taps as usize);
+        let got = encode_and_read(ctx.backend, &plan, &conv)?;
+        let mut v = conv.compare(&got);
+        if v.passed() {
+            v.detail = format!(
+                "{taps} taps, launches: {} of at most {} taps ({} loop iterations per invocation)",
+                g.launches, g.chunk, g.loops
+            );
+        }
+        Ok(v)
+    }
+}
+
+/// A filter past what the direct sum takes on a loop-capped device, more
+/// than [`MAX_DIRECT_LAUNCHES`] launches' worth: the plan refuses it with
+/// `ExceedsLimit` (forced to `direct`, and choosing itself). Where loops are
+/// not capped it is one launch, and planned (no data is run).
+struct TooManyLaunches;
+
+impl Check for TooManyLaunches {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let caps = &ctx.backend.info().caps;
+        let per_launch = caps.loop_budget().saturating_sub(1).max(1);
+        let taps = match caps.loop_limit {
+            Some(_) => MAX_DIRECT_LAUNCHES * per_launch + 1,
+            None => MAX_DIRECT_LAUNCHES * 16_382 + 1,
+        };
+        let spec = Conv1dSpec {
+            len: 4099,
+            taps: taps as usize,
+        };
+        if caps.loop_limit.is_none() {
+            let plan = Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Direct)?;
+            return Ok(match plan.geometry().launches {
+                1 => Verdict::pass(format!(
+                    "no loop cap: {taps} taps plan as one direct launch"
+                )),
+                n => Verdict::fail(format!(
+                    "no loop cap, yet {taps} taps plan as {n} direct launches"
+                )),
+            });
+        }
+        for (how, plan) in [
+            (
+                "direct",
+                Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Direct),
+            ),
+            ("the plan's choice", Conv1dPlan::new(ctx.backend, &spec)),
+        ] {
+            match plan {
+                Err(Error::ExceedsLimit { what, .. }) if what.contains("launches") => {}
+                Ok(plan) => {
+                    return Ok(Verdict::fail(format!(
+                        "{taps} taps accepted ({how}: {}, {} launches)",
+                        plan.variant().name(),
+                        plan.geometry().launches
+                    )))
+                }
+                Err(e) => {
+                    return Ok(Verdict::fail(format!(
+                        "{taps} taps ({how}): got '{e}', expected ExceedsLimit on the launches"
+                    )))
+                }
+            }
+        }
+        Ok(Verdict::pass(format!(
+            "{taps} taps refused: more than {MAX_DIRECT_LAUNCHES} launches of {per_launch}"
+        )))
     }
 }
 
@@ -602,15 +780,26 @@ fn window_kernel_loops(taps: u64, items: u64, tiles_per_group: u64) -> u64 {
     taps + tiles_per_group * (1 + items / 4 * per_vector)
 }
 
+/// Loop iterations of one invocation of the direct kernel in the launch of
+/// taps `[begin, end)`, counted from its loops as written: per tile the tile
+/// loop and the chunk's taps.
+fn direct_kernel_loops(begin: u64, end: u64, tiles_per_group: u64) -> u64 {
+    tiles_per_group * (1 + (end - begin))
+}
+
 /// Every plan's geometry within the device's loop budget, for signals up to
-/// 2^32 − 1 and filters up to the most shared memory holds (no data: the
-/// geometry only).
+/// 2^32 − 1 and filters up to the most shared memory holds and, for the
+/// direct sum, past it up to more launches than it takes: every launch of
+/// its chunks, which must cover the filter in order (no data: the geometry
+/// only).
 struct GridBudget;
 
 impl Check for GridBudget {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let caps = &ctx.backend.info().caps;
         let most = max_taps(caps) as usize;
+        let per_launch = caps.loop_budget().saturating_sub(1).clamp(1, 1 << 20);
+        let past = (MAX_DIRECT_LAUNCHES * per_launch + 1) as usize;
         let mut audit = GeometryAudit::new(caps);
         for len in [
             1usize,
@@ -620,7 +809,7 @@ impl Check for GridBudget {
             (1 << 31) + 5,
             u32::MAX as usize - (1 << 20),
         ] {
-            for taps in [1usize, 9, 257, 4097, most] {
+            for taps in [1usize, 9, 257, 4097, most, most + 2, 32_765, past] {
                 for v in Conv1dVariant::ALL {
                     let spec = Conv1dSpec { len, taps };
                     let g = match geometry(caps, &spec, v) {
@@ -630,6 +819,32 @@ impl Check for GridBudget {
                         Err(e) => return Err(e),
                     };
                     let total = g.total_groups();
+                    let what = || format!("n={len} taps={taps} ({})", v.name());
+                    if v.direct() {
+                        let per_group = g.tiles.div_ceil(total);
+                        let mut next = 0;
+                        for (begin, end) in g.chunks(taps as u64) {
+                            if begin != next || end <= begin {
+                                return Ok(Verdict::fail(format!(
+                                    "{}: chunk [{begin}, {end}) after {next}",
+                                    what()
+                                )));
+                            }
+                            next = end;
+                            let loops = direct_kernel_loops(begin, end, per_group);
+                            debug_assert!(loops <= g.loops);
+                            if let Some(fail) = audit.check(what, loops, g.groups) {
+                                return Ok(fail);
+                            }
+                        }
+                        if next != taps as u64 {
+                            return Ok(Verdict::fail(format!(
+                                "{}: the chunks end at tap {next}",
+                                what()
+                            )));
+                        }
+                        continue;
+                    }
                     let loops = if v.window() {
                         window_kernel_loops(
                             taps as u64,
@@ -645,7 +860,6 @@ impl Check for GridBudget {
                         )
                     };
                     debug_assert_eq!(loops, g.loops);
-                    let what = || format!("n={len} taps={taps} ({})", v.name());
                     if let Some(fail) = audit.check(what, loops, g.groups) {
                         return Ok(fail);
                     }
@@ -775,6 +989,13 @@ fn error_cases() -> Vec<Case> {
                 Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Window4).map(drop)
             },
             limit,
+        ),
+        Case::new(
+            "conv1d direct refuses more launches than it takes where loops are capped",
+            OP,
+            CaseGroup::Errors,
+            true,
+            || TooManyLaunches,
         ),
         rejects(
             "a signal buffer shorter than its length",

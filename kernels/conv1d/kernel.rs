@@ -1,8 +1,11 @@
-//! The conv1d kernels' definitions: the halo tiles in shared memory and the
-//! register window, each in five languages.
+//! The conv1d kernels' definitions: the halo tiles in shared memory, the
+//! register window and the direct sum from global memory, each in five
+//! languages.
 
 #[path = "conv1d.rs"]
 mod cpu;
+#[path = "conv1d_direct.rs"]
+mod cpu_direct;
 #[path = "conv1d_window.rs"]
 mod cpu_window;
 
@@ -42,6 +45,27 @@ pub fn window_kernel() -> &'static Arc<KernelDef> {
                 "conv1d_window"
             )
             .cpu(cpu_window::conv1d_window)
+            .build()
+            .expect("built-in kernel definitions are valid (tested)"),
+        )
+    });
+    &KERNEL
+}
+
+/// The conv1d kernel that reads the taps straight from global memory (no
+/// shared memory, no private arrays; a range of taps per launch), in every
+/// language.
+pub fn direct_kernel() -> &'static Arc<KernelDef> {
+    static KERNEL: LazyLock<Arc<KernelDef>> = LazyLock::new(|| {
+        Arc::new(
+            crate::with_sources!(
+                KernelDef::builder("conv1d_direct")
+                    .constants(["TAPS"])
+                    .bindings([Access::Read, Access::Read, Access::ReadWrite])
+                    .params(["n", "f_begin", "f_end"]),
+                "conv1d_direct"
+            )
+            .cpu(cpu_direct::conv1d_direct)
             .build()
             .expect("built-in kernel definitions are valid (tested)"),
         )

@@ -2,8 +2,10 @@
 //! (cross-correlation — the filter is not flipped —, centred, same-size
 //! output, an odd number of taps).
 //!
-//! Two kernels, each in every language: halo tiles in shared memory
-//! (`conv1d.*`) and a register window per invocation (`conv1d_window.*`).
+//! Three kernels, each in every language: halo tiles in shared memory
+//! (`conv1d.*`), a register window per invocation (`conv1d_window.*`), and
+//! a direct sum from global memory for filters of any length
+//! (`conv1d_direct.*`).
 //!
 //! # Algorithm: halo tiles (`conv1d.*`)
 //! One tile of `TILE = GROUP_SIZE · ITEMS` outputs per workgroup.
@@ -48,6 +50,28 @@
 //! 16-byte vectors: bindings start at their allocation, whose size the
 //! buffer pool rounds up to 16 bytes.
 //!
+//! # Algorithm: direct sum (`conv1d_direct.*`)
+//! No shared memory, no barriers, no private arrays: for filters too long
+//! for the others. Tiles of `GROUP_SIZE` outputs, the same tile loop as
+//! above (`for t = first; t < tiles; t += groups`); invocation `lid`
+//! computes output `o = t·GROUP_SIZE + lid`, if `o < n`:
+//! a. the running sum: `0` when `f_begin = 0`, else `out[o]` (what the
+//!    previous launch stored);
+//! b. taps `j` in `[f_begin, f_end)`, in order: `sum += taps[j] ·
+//!    x[o + j − TAPS/2]`, the taps read straight from global memory (the
+//!    cache serves them: every invocation of a group reads the same tap at
+//!    once), a zero outside the signal (multiplied, not skipped: `0 · Inf`
+//!    is NaN there, as the reference says);
+//! c. store the sum in `out[o]`.
+//!
+//! The plan splits the taps into consecutive chunks `[f_begin, f_end)`, one
+//! launch each in order ([`plan::direct_chunks`]), so no invocation loops
+//! past the device's loop budget; launches on one backend run in order,
+//! each seeing the previous one's stores, so every split sums the taps in
+//! the order of one pass and gives the same bits. One launch where the
+//! device does not cap loops. Positions are offset by the radius as above;
+//! the plan keeps `n + GROUP_SIZE + TAPS` below 2^32.
+//!
 //! # Variants
 //! - `items1`, `items2`, `items4`, `items8`, `items16`: halo tiles of that
 //!   many outputs per invocation. Workgroups are the preferred size (256),
@@ -57,40 +81,54 @@
 //!   invocation, for filters of at most [`plan::MAX_WINDOW_TAPS`] (33) taps;
 //!   longer filters are refused with `ExceedsLimit` (the plan then takes a
 //!   tile).
+//! - `direct`: the direct sum, one output per invocation in workgroups of
+//!   the preferred size, any filter length, over as many launches as the
+//!   loop budget needs (at most [`plan::MAX_DIRECT_LAUNCHES`]). Every tap
+//!   is read from global memory for every output: slow, the fallback for
+//!   filters no shared memory holds.
 //!
 //! [`Conv1dPlan::new`] takes the tuned variant ([`tune_class`]) or the first
 //! of [`Conv1dVariant::default_order`] that fits: the windows first (on the
 //! H200 about 1.4 times as fast as the best tile through every API), except
-//! on the CPU backend; conformance forces each one.
+//! on the CPU backend, and `direct` last everywhere; conformance forces each
+//! one.
 //!
 //! # Limits (issue 10)
 //! - The signal is 1-D: `rosetta run conv1d` refuses a 2-D array
 //!   ([`rosetta_core::Error::ShapeMismatch`]) instead of flattening it.
-//! - Taps and length past u32, positions that would wrap, shared memory
-//!   too small for the taps: [`rosetta_core::Error::ExceedsLimit`] when the
-//!   plan is made ([`plan::geometry`]).
+//! - Taps and length past u32, positions that would wrap:
+//!   [`rosetta_core::Error::ExceedsLimit`] when the plan is made
+//!   ([`plan::geometry`]).
+//! - Filter length: the tiles hold as many taps as shared memory does (about
+//!   4 080 in 32 KiB, [`plan::max_taps`]), the windows 33; longer filters
+//!   run through `direct`, which takes any length up to
+//!   [`plan::MAX_DIRECT_LAUNCHES`] launches of taps (on lavapipe 16 382 taps
+//!   a launch, about 67 million taps), then `ExceedsLimit`.
 //! - Loops: on drivers that stop loops silently (llvmpipe), every invocation
 //!   stays within [`rosetta_core::Capabilities::loop_budget`] iterations —
 //!   the taps load, and per tile the halo load and the `TAPS × ITEMS`
-//!   products — or the plan refuses with `ExceedsLimit`
-//!   ([`plan::loop_iterations`]).
+//!   products ([`plan::loop_iterations`]); for `direct`, per tile the
+//!   chunk's taps ([`plan::direct_loop_iterations`]) — or the plan refuses
+//!   with `ExceedsLimit`.
 //! - More tiles than `max_groups[0]`: the grid goes on along y.
 //!
-//! # Interface (both kernels)
-//! - constants: `GROUP_SIZE`, `ITEMS` (a multiple of 4 for the window),
-//!   `TAPS` (odd; at most 33 for the window).
+//! # Interface (all three kernels)
+//! - constants: `GROUP_SIZE`, `ITEMS` (a multiple of 4 for the window; none
+//!   for `direct`), `TAPS` (odd; at most 33 for the window).
 //! - bindings: 0 `x` (read, `n` f32), 1 `taps` (read, `TAPS` f32), 2 `out`
-//!   (read-write, `n` f32).
-//! - params: `n`.
+//!   (read-write, `n` f32; `direct` reads back its running sums).
+//! - params: `n` (`direct`: `n`, `f_begin`, `f_end`, the launch's taps).
 //! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` where the device allows.
 //! - shared (tiles): `shared_taps` (`TAPS` f32) then `shared_signal`
 //!   (`GROUP_SIZE·ITEMS + TAPS − 1` f32); **dynamic** in CUDA and OpenCL (one
 //!   block, `shared_signal` starting at word `TAPS`), static arrays in
-//!   WGSL/GLSL. The window uses none.
+//!   WGSL/GLSL. The window and `direct` use none.
 //!
 //! # Error bound
 //! Each output is a dot product of at most `TAPS` terms: γ_TAPS·Σ|x·w|
-//! ([`conv1d_bound`]), in any summation order, with or without FMA.
+//! ([`conv1d_bound`]), in any summation order, with or without FMA (for
+//! `direct` over several launches too: one running sum, stored and reloaded
+//! exactly as f32).
 
 mod cases;
 mod cli;
@@ -98,7 +136,7 @@ mod kernel;
 pub mod plan;
 mod spec;
 
-pub use kernel::{kernel, window_kernel};
+pub use kernel::{direct_kernel, kernel, window_kernel};
 pub use plan::{conv1d_f32, conv1d_slice, tune_class, Conv1dPlan, Conv1dVariant};
 pub use spec::{conv1d_at, conv1d_bound, conv1d_reference, Conv1dSpec};
 
@@ -197,7 +235,11 @@ impl Op for Conv1d {
     }
 
     fn kernels(&self) -> Vec<Arc<KernelDef>> {
-        vec![Arc::clone(kernel()), Arc::clone(window_kernel())]
+        vec![
+            Arc::clone(kernel()),
+            Arc::clone(window_kernel()),
+            Arc::clone(direct_kernel()),
+        ]
     }
 
     fn cases(&self) -> Vec<Case> {
@@ -236,6 +278,7 @@ mod tests {
     fn the_kernel_has_every_language() {
         assert_eq!(kernel().sources().languages().len(), 5);
         assert_eq!(window_kernel().sources().languages().len(), 5);
+        assert_eq!(direct_kernel().sources().languages().len(), 5);
     }
 
     #[test]

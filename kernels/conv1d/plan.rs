@@ -1,5 +1,6 @@
-//! The conv1d plan: one launch of the tiled kernel, with the tiling (variant)
-//! and grid chosen for the device.
+//! The conv1d plan: one launch of the tiled or window kernel, or the direct
+//! kernel's launches over chunks of the filter, with the variant and grid
+//! chosen for the device.
 
 use super::spec::Conv1dSpec;
 use crate::op::{
@@ -33,15 +34,25 @@ pub enum Conv1dVariant {
     Window4,
     /// The register window, two vectors of four outputs per invocation.
     Window8,
+    /// One output per invocation summing the taps straight from global
+    /// memory: no shared memory, no private arrays, filters of any length
+    /// (split over launches to stay within the loop budget, see
+    /// [`direct_chunks`]). The fallback for filters nothing else holds; slow.
+    Direct,
 }
 
 /// The most taps the window variants hold in registers: 33 taps, a window of
 /// 36 values (4 halo vectors on each side).
 pub const MAX_WINDOW_TAPS: u64 = 33;
 
+/// The most launches the direct variant splits a filter over (chunks of taps
+/// within the loop budget); a filter that needs more is refused with
+/// `ExceedsLimit`. On lavapipe (16 382 taps per launch) about 67 million taps.
+pub const MAX_DIRECT_LAUNCHES: u64 = 4096;
+
 impl Conv1dVariant {
     /// Every variant.
-    pub const ALL: [Conv1dVariant; 7] = [
+    pub const ALL: [Conv1dVariant; 8] = [
         Conv1dVariant::Items1,
         Conv1dVariant::Items2,
         Conv1dVariant::Items4,
@@ -49,6 +60,7 @@ impl Conv1dVariant {
         Conv1dVariant::Items16,
         Conv1dVariant::Window4,
         Conv1dVariant::Window8,
+        Conv1dVariant::Direct,
     ];
 
     /// The order [`Conv1dPlan::new`] tries variants in when nothing is
@@ -64,6 +76,10 @@ impl Conv1dVariant {
     ///
     /// The CPU backend keeps the tiles first: its Rust window runs a vector
     /// at a time, 50 ms against items8's 11.5 ms on the 2-core machine.
+    ///
+    /// `direct` comes last everywhere: it reads every tap from global memory
+    /// for every output, the fallback for filters no shared memory or
+    /// register window holds.
     pub fn default_order(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
         let windows = [Conv1dVariant::Window8, Conv1dVariant::Window4];
         let tiles = [
@@ -72,10 +88,11 @@ impl Conv1dVariant {
             Conv1dVariant::Items2,
             Conv1dVariant::Items1,
         ];
+        let fallback = [Conv1dVariant::Direct];
         if device.api == rosetta_core::Api::Cpu {
-            tiles.into_iter().chain(windows).collect()
+            tiles.into_iter().chain(windows).chain(fallback).collect()
         } else {
-            windows.into_iter().chain(tiles).collect()
+            windows.into_iter().chain(tiles).chain(fallback).collect()
         }
     }
 
@@ -89,6 +106,7 @@ impl Conv1dVariant {
             Conv1dVariant::Items16 => "items16",
             Conv1dVariant::Window4 => "window4",
             Conv1dVariant::Window8 => "window8",
+            Conv1dVariant::Direct => "direct",
         }
     }
 
@@ -102,12 +120,14 @@ impl Conv1dVariant {
         Self::ALL.iter().map(|v| v.name().to_string()).collect()
     }
 
-    /// The kernel the variant launches: the halo tiles of `conv1d.*` or the
-    /// register window of `conv1d_window.*` (both listed by
-    /// [`crate::op::Op::kernels`]).
+    /// The kernel the variant launches: the halo tiles of `conv1d.*`, the
+    /// register window of `conv1d_window.*` or the direct sum of
+    /// `conv1d_direct.*` (all listed by [`crate::op::Op::kernels`]).
     pub fn kernel(self) -> &'static std::sync::Arc<rosetta_core::KernelDef> {
         if self.window() {
             super::kernel::window_kernel()
+        } else if self.direct() {
+            super::kernel::direct_kernel()
         } else {
             super::kernel::kernel()
         }
@@ -116,6 +136,12 @@ impl Conv1dVariant {
     /// Whether the variant is a register window (no shared memory).
     pub fn window(self) -> bool {
         matches!(self, Conv1dVariant::Window4 | Conv1dVariant::Window8)
+    }
+
+    /// Whether the variant is the direct sum from global memory (no shared
+    /// memory, no private arrays, any filter length).
+    pub fn direct(self) -> bool {
+        self == Conv1dVariant::Direct
     }
 
     /// Outputs per invocation per tile (the kernel's `ITEMS`).
@@ -128,6 +154,7 @@ impl Conv1dVariant {
             Conv1dVariant::Items16 => 16,
             Conv1dVariant::Window4 => 4,
             Conv1dVariant::Window8 => 8,
+            Conv1dVariant::Direct => 1,
         }
     }
 }
@@ -172,6 +199,21 @@ pub fn window_loop_iterations(taps: u64, items: u32, tiles_per_group: u64) -> u6
     taps + tiles_per_group * (1 + vectors * (1 + window + 4 * taps + 4))
 }
 
+/// Loop iterations one invocation of the direct kernel runs in one launch
+/// of `chunk` taps, counted generously (every loop as written, nested loops
+/// multiplied): per tile the tile loop and the chunk's taps.
+pub fn direct_loop_iterations(chunk: u64, tiles_per_group: u64) -> u64 {
+    tiles_per_group * (1 + chunk)
+}
+
+/// The direct variant's split of `taps` taps into launches of at most
+/// `chunk` each: consecutive ranges `[f_begin, f_end)` covering `[0, taps)`
+/// in order, none empty.
+pub fn direct_chunks(taps: u64, chunk: u64) -> impl Iterator<Item = (u64, u64)> {
+    let chunk = chunk.max(1);
+    (0..taps.div_ceil(chunk)).map(move |i| (i * chunk, ((i + 1) * chunk).min(taps)))
+}
+
 /// Launch geometry of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -183,11 +225,19 @@ pub struct Geometry {
     pub tiles: u64,
     /// The grid: one workgroup per tile, over x and then y.
     pub groups: [u32; 3],
-    /// Loop iterations per invocation (see [`loop_iterations`] and
-    /// [`window_loop_iterations`]).
+    /// Loop iterations per invocation in one launch (see
+    /// [`loop_iterations`], [`window_loop_iterations`] and
+    /// [`direct_loop_iterations`] of the longest chunk).
     pub loops: u64,
     /// A register window (no shared memory), not halo tiles.
     pub window: bool,
+    /// The direct sum from global memory (no shared memory).
+    pub direct: bool,
+    /// Taps per launch: all of them but for the direct variant, whose last
+    /// launch may take fewer ([`direct_chunks`]).
+    pub chunk: u64,
+    /// Launches, one per chunk of taps: 1 but for the direct variant.
+    pub launches: u64,
 }
 
 impl Geometry {
@@ -196,13 +246,19 @@ impl Geometry {
         self.groups.iter().map(|&g| u64::from(g)).product()
     }
 
-    /// Shared memory, in bytes (none for a window).
+    /// Shared memory, in bytes (none for a window or the direct sum).
     pub fn shared_bytes(&self, taps: u64) -> u64 {
-        if self.window {
+        if self.window || self.direct {
             0
         } else {
             shared_bytes(self.group_size, self.items, taps)
         }
+    }
+
+    /// The launches' ranges of taps `[f_begin, f_end)`, in order (one range
+    /// of every tap but for the direct variant).
+    pub fn chunks(&self, taps: u64) -> impl Iterator<Item = (u64, u64)> {
+        direct_chunks(taps, self.chunk)
     }
 }
 
@@ -215,6 +271,12 @@ impl Geometry {
 /// x and y where the tiles outnumber `max_groups[0]`; the kernel strides
 /// over the flat tile index, so a grid smaller than the tiles still covers
 /// them (each group then loops over several).
+///
+/// The direct variant (tiles of one output per invocation) splits the taps
+/// into the fewest launches whose chunks keep every invocation within the
+/// loop budget, of equal length but the last ([`direct_chunks`]); one
+/// launch where the device has no loop cap. Refused when even a one-tap
+/// chunk does not fit or more than [`MAX_DIRECT_LAUNCHES`] are needed.
 pub fn geometry(
     caps: &Capabilities,
     spec: &Conv1dSpec,
@@ -232,7 +294,7 @@ pub fn geometry(
             taps,
             MAX_WINDOW_TAPS,
         )?;
-    } else {
+    } else if !variant.direct() {
         let max_shared = u64::from(caps.max_shared_bytes);
         let floor = MIN_GROUP_SIZE.min(group_size);
         while shared_bytes(group_size, items, taps) > max_shared && group_size > floor {
@@ -258,15 +320,39 @@ pub fn geometry(
     let total = groups.iter().map(|&g| u64::from(g)).product::<u64>();
     // The kernels' flat tile index `t + groups` stays below 2^32.
     check_limit("conv1d workgroups", total, 1 << 31)?;
-    let loops = if window {
-        window_loop_iterations(taps, items, tiles.div_ceil(total))
+    let tiles_per_group = tiles.div_ceil(total);
+    let budget = caps.loop_budget();
+    let (chunk, launches) = if variant.direct() {
+        check_limit(
+            "conv1d loop iterations per invocation of a one-tap chunk (direct)",
+            direct_loop_iterations(1, tiles_per_group),
+            budget,
+        )?;
+        // The longest chunk within the budget, then the fewest launches of
+        // it, evened out (no longer, and no more launches).
+        let longest = (budget / tiles_per_group - 1).min(taps);
+        let launches = taps.div_ceil(longest);
+        check_limit(
+            "conv1d launches of the direct variant (chunks of taps within the loop budget)",
+            launches,
+            MAX_DIRECT_LAUNCHES,
+        )?;
+        let chunk = taps.div_ceil(launches);
+        (chunk, taps.div_ceil(chunk))
     } else {
-        loop_iterations(taps, items, group_size, tiles.div_ceil(total))
+        (taps, 1)
+    };
+    let loops = if window {
+        window_loop_iterations(taps, items, tiles_per_group)
+    } else if variant.direct() {
+        direct_loop_iterations(chunk, tiles_per_group)
+    } else {
+        loop_iterations(taps, items, group_size, tiles_per_group)
     };
     check_limit(
         "conv1d loop iterations per invocation (the driver stops longer loops silently)",
         loops,
-        caps.loop_budget(),
+        budget,
     )?;
     Ok(Geometry {
         group_size,
@@ -275,11 +361,16 @@ pub fn geometry(
         groups,
         loops,
         window,
+        direct: variant.direct(),
+        chunk,
+        launches,
     })
 }
 
-/// The most taps any variant runs on a device with `caps` (shared memory and
-/// the loop budget decide): what the `limits` cases use.
+/// The most taps a variant that keeps the filter on chip (halo tiles in
+/// shared memory, register windows) runs on a device with `caps` (shared
+/// memory and the loop budget decide): what the `limits` cases use. The
+/// direct variant runs longer filters.
 pub fn max_taps(caps: &Capabilities) -> u64 {
     let fits = |taps: u64| {
         let spec = Conv1dSpec {
@@ -288,6 +379,7 @@ pub fn max_taps(caps: &Capabilities) -> u64 {
         };
         Conv1dVariant::ALL
             .into_iter()
+            .filter(|v| !v.direct())
             .any(|v| geometry(caps, &spec, v).is_ok())
     };
     // Largest odd count that fits: binary search over t with taps = 2t + 1.
@@ -306,7 +398,18 @@ pub fn max_taps(caps: &Capabilities) -> u64 {
     2 * lo + 1
 }
 
-/// A compiled conv1d: one launch.
+/// The first variant of [`Conv1dVariant::default_order`] that fits `spec`
+/// on `device`, if any.
+pub fn default_variant(
+    device: &rosetta_core::DeviceInfo,
+    spec: &Conv1dSpec,
+) -> Option<Conv1dVariant> {
+    Conv1dVariant::default_order(device)
+        .into_iter()
+        .find(|&v| geometry(&device.caps, spec, v).is_ok())
+}
+
+/// A compiled conv1d: one launch (the direct variant: one per chunk of taps).
 pub struct Conv1dPlan {
     backend: Arc<dyn Backend>,
     spec: Conv1dSpec,
@@ -315,6 +418,9 @@ pub struct Conv1dPlan {
     kernel: Kernel,
     launch: Launch,
     geometry: Geometry,
+    /// Each launch's param words, in order: `n` (and for the direct
+    /// variant the chunk's `f_begin`, `f_end`).
+    params: Vec<Vec<u32>>,
 }
 
 impl Conv1dPlan {
@@ -328,11 +434,8 @@ impl Conv1dPlan {
             .lookup("conv1d", &tune_class(spec))
             .and_then(|c| Conv1dVariant::from_name(&c.variant))
             .filter(|&v| fits(v));
-        // Nothing fits: the last variant's error says why.
-        let default = Conv1dVariant::default_order(backend.info())
-            .into_iter()
-            .find(|&v| fits(v))
-            .unwrap_or(Conv1dVariant::Items1);
+        // Nothing fits: the fallback's error says why.
+        let default = default_variant(backend.info(), spec).unwrap_or(Conv1dVariant::Direct);
         let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
         plan.tuned = tuned.is_some();
         Ok(plan)
@@ -353,16 +456,29 @@ impl Conv1dPlan {
             // At most max_shared_bytes (a u32), checked in `geometry`.
             shared_bytes: geometry.shared_bytes(taps) as u32,
         };
-        let kernel = prepare_kernel(
-            backend,
-            variant.kernel(),
+        let constants: &[(&str, u32)] = if variant.direct() {
+            &[
+                ("GROUP_SIZE", geometry.group_size),
+                ("TAPS", spec.taps as u32),
+            ]
+        } else {
             &[
                 ("GROUP_SIZE", geometry.group_size),
                 ("ITEMS", geometry.items),
                 ("TAPS", spec.taps as u32),
-            ],
-            &launch,
-        )?;
+            ]
+        };
+        let kernel = prepare_kernel(backend, variant.kernel(), constants, &launch)?;
+        // Lengths and taps fit a u32 (checked in `geometry`).
+        let n = spec.len as u32;
+        let params = if variant.direct() {
+            geometry
+                .chunks(taps)
+                .map(|(begin, end)| vec![n, begin as u32, end as u32])
+                .collect()
+        } else {
+            vec![vec![n]]
+        };
         Ok(Conv1dPlan {
             backend: Arc::clone(backend),
             spec: *spec,
@@ -371,6 +487,7 @@ impl Conv1dPlan {
             kernel,
             launch,
             geometry,
+            params,
         })
     }
 
@@ -389,12 +506,12 @@ impl Conv1dPlan {
         self.tuned
     }
 
-    /// The launch it enqueues.
+    /// The launch it enqueues (each of them, for the direct variant's chunks).
     pub fn launch(&self) -> &Launch {
         &self.launch
     }
 
-    /// Its geometry (tiles, grid, loop count).
+    /// Its geometry (tiles, grid, loop count, launches).
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }
@@ -411,28 +528,32 @@ impl Conv1dPlan {
         if self.spec.len == 0 {
             return Ok(());
         }
-        // SAFETY: with n = len (checked to fit a u32, with n + tile + taps
-        // (+ 8 for a window) below 2^32, in `geometry`), the kernel reads
-        // x[i] only for i < n (positions are tested against n before the
-        // load; a window's 16-byte loads only when its last word is below
-        // n), taps[j] for j < TAPS = spec.taps, and writes out[i] only for
-        // i < n (a whole vector only when its last word is); the three
-        // buffers hold at least that many f32 (checked above) and start at
-        // their allocation, 16-byte aligned. The tiles index shared memory
-        // below TAPS + GROUP_SIZE·ITEMS + TAPS − 1 words, what
-        // `launch.shared_bytes` holds; a window uses none, and its private
-        // arrays hold TAPS <= MAX_WINDOW_TAPS taps and the window those taps
-        // need. Every loop is bounded (by TAPS, the halo tile or window,
-        // ITEMS, and the tile count), and the flat tile index stays below
-        // 2^32 (tiles < 2^27, workgroups <= 2^31).
-        unsafe {
-            backend.launch(
-                &self.kernel,
-                &self.launch,
-                &[x, taps, out],
-                &[self.spec.len as u32],
-            )
+        for params in &self.params {
+            // SAFETY: with n = len (checked to fit a u32, with n + tile +
+            // taps (+ 8 for a window) below 2^32, in `geometry`), the kernel
+            // reads x[i] only for i < n (positions are tested against n
+            // before the load; a window's 16-byte loads only when its last
+            // word is below n), taps[j] for j < TAPS = spec.taps (the direct
+            // kernel: j in the chunk [f_begin, f_end), f_end <= TAPS), and
+            // reads (direct, after the first chunk) and writes out[i] only
+            // for i < n (a whole vector only when its last word is); the
+            // three buffers hold at least that many f32 (checked above),
+            // start at their allocation, 16-byte aligned, and the output is
+            // neither input (checked above). The tiles index shared memory
+            // below TAPS + GROUP_SIZE·ITEMS + TAPS − 1 words, what
+            // `launch.shared_bytes` holds; a window and the direct sum use
+            // none, and a window's private arrays hold TAPS <=
+            // MAX_WINDOW_TAPS taps and the window those taps need. Every
+            // loop is bounded (by TAPS or the chunk, the halo tile or window,
+            // ITEMS, and the tile count), and the flat tile index stays
+            // below 2^32 (tiles < 2^27, workgroups <= 2^31). The direct
+            // kernel's launches run in order on the backend's queue, each
+            // seeing the previous one's sums in `out`.
+            unsafe {
+                backend.launch(&self.kernel, &self.launch, &[x, taps, out], params)?;
+            }
         }
+        Ok(())
     }
 }
 
@@ -576,6 +697,147 @@ mod tests {
             // A filter too long for a window still finds a tile.
             assert!(order.contains(&Conv1dVariant::Items1));
             assert!(!order.contains(&Conv1dVariant::Items16));
+            // The direct sum is the last resort, everywhere.
+            assert_eq!(order.last(), Some(&Conv1dVariant::Direct), "{api:?}");
+            assert_eq!(order.iter().filter(|v| v.direct()).count(), 1);
+        }
+    }
+
+    /// Check the direct variant's chunks for `spec`: they cover [0, taps)
+    /// in order, none empty, every launch within the budget, as many as
+    /// the geometry says.
+    fn check_chunks(caps: &Capabilities, spec: &Conv1dSpec) -> Geometry {
+        let g = geometry(caps, spec, Conv1dVariant::Direct).unwrap();
+        let taps = spec.taps as u64;
+        let per_group = g.tiles.div_ceil(g.total_groups());
+        let mut next = 0;
+        let mut count = 0;
+        for (begin, end) in g.chunks(taps) {
+            assert_eq!(begin, next, "{spec:?} {g:?}");
+            assert!(begin < end && end - begin <= g.chunk, "{spec:?} {g:?}");
+            assert!(direct_loop_iterations(end - begin, per_group) <= caps.loop_budget());
+            next = end;
+            count += 1;
+        }
+        assert_eq!(next, taps, "{spec:?} {g:?}");
+        assert_eq!(count, g.launches, "{spec:?} {g:?}");
+        assert!(g.loops <= caps.loop_budget());
+        assert!(g.direct && g.shared_bytes(taps) == 0 && g.items == 1);
+        g
+    }
+
+    #[test]
+    fn direct_chunks_cover_the_filter_in_order_within_the_loop_budget() {
+        // lavapipe's budget: 65 535 / 4 = 16 383 iterations, one tile per
+        // group, so 16 382 taps per launch.
+        let caps = lavapipe();
+        assert_eq!(caps.loop_budget(), 16_383);
+        for len in [1usize, 4099, (1 << 26) + 3, u32::MAX as usize - (1 << 20)] {
+            for taps in [1usize, 9, 16_381, 16_383, 16_385, 32_765, 32_767, 100_001] {
+                let g = check_chunks(&caps, &Conv1dSpec { len, taps });
+                assert_eq!(g.launches, (taps as u64).div_ceil(16_382), "{len} {taps}");
+            }
+        }
+        let g = check_chunks(
+            &caps,
+            &Conv1dSpec {
+                len: 50,
+                taps: 32_765,
+            },
+        );
+        assert_eq!((g.launches, g.chunk), (3, 10_922));
+        // A small grid: several tiles per group, shorter chunks.
+        let small = Capabilities {
+            max_groups: [1000, 1, 1],
+            ..lavapipe()
+        };
+        let g = check_chunks(
+            &small,
+            &Conv1dSpec {
+                len: 1 << 26,
+                taps: 1001,
+            },
+        );
+        assert_eq!(g.groups, [1000, 1, 1]);
+        assert_eq!(g.tiles.div_ceil(1000), 263);
+        assert!(direct_loop_iterations(g.chunk, 263) <= 16_383);
+        assert_eq!(g.launches, 1001u64.div_ceil(g.chunk));
+        // No loop cap: one launch of every tap.
+        let uncapped = Capabilities {
+            loop_limit: None,
+            ..lavapipe()
+        };
+        for taps in [1usize, 32_765, 100_000_001] {
+            let g = check_chunks(&uncapped, &Conv1dSpec { len: 4099, taps });
+            assert_eq!((g.launches, g.chunk), (1, taps as u64));
+        }
+    }
+
+    #[test]
+    fn direct_refuses_too_many_launches_and_a_budget_below_one_tap() {
+        let caps = lavapipe();
+        let at = |caps: &Capabilities, taps: u64| {
+            geometry(
+                caps,
+                &Conv1dSpec {
+                    len: 4099,
+                    taps: taps as usize,
+                },
+                Conv1dVariant::Direct,
+            )
+        };
+        let most = MAX_DIRECT_LAUNCHES * 16_382;
+        assert_eq!(at(&caps, most - 1).unwrap().launches, MAX_DIRECT_LAUNCHES);
+        assert!(matches!(
+            at(&caps, most + 1),
+            Err(Error::ExceedsLimit { requested, limit, .. })
+                if requested == MAX_DIRECT_LAUNCHES + 1 && limit == MAX_DIRECT_LAUNCHES
+        ));
+        // A budget of one iteration holds no tap.
+        let tiny = Capabilities {
+            loop_limit: Some(4),
+            ..lavapipe()
+        };
+        assert!(matches!(at(&tiny, 1), Err(Error::ExceedsLimit { .. })));
+        let two = Capabilities {
+            loop_limit: Some(8),
+            ..lavapipe()
+        };
+        let g = at(&two, 9).unwrap();
+        assert_eq!((g.chunk, g.launches, g.loops), (1, 9, 2));
+        // Positions stay u32: n + GROUP_SIZE + taps below 2^32.
+        let spec = Conv1dSpec {
+            len: u32::MAX as usize - 256 - 100,
+            taps: 101,
+        };
+        assert!(geometry(&caps, &spec, Conv1dVariant::Direct).is_err());
+        let spec = Conv1dSpec {
+            len: u32::MAX as usize - 256 - 101,
+            taps: 101,
+        };
+        assert!(geometry(&caps, &spec, Conv1dVariant::Direct).is_ok());
+    }
+
+    #[test]
+    fn a_filter_nothing_else_holds_picks_direct() {
+        use rosetta_core::Api;
+        let caps = lavapipe();
+        let max = max_taps(&caps);
+        for api in Api::ALL {
+            let device = crate::op::test_device(api, caps.clone());
+            let at = |taps: u64| {
+                default_variant(
+                    &device,
+                    &Conv1dSpec {
+                        len: 4099,
+                        taps: taps as usize,
+                    },
+                )
+            };
+            assert!(at(max).is_some_and(|v| !v.direct()), "{api:?}");
+            assert_eq!(at(max + 2), Some(Conv1dVariant::Direct), "{api:?}");
+            assert_eq!(at(1 << 20 | 1), Some(Conv1dVariant::Direct), "{api:?}");
+            assert_eq!(at(MAX_DIRECT_LAUNCHES * 16_382 + 1), None, "{api:?}");
         }
     }
 
@@ -600,17 +862,20 @@ mod tests {
         let max = max_taps(&caps);
         assert!(max % 2 == 1 && max > 1000, "{max}");
         let fits = |taps: u64| {
-            Conv1dVariant::ALL.into_iter().any(|v| {
-                geometry(
-                    &caps,
-                    &Conv1dSpec {
-                        len: 4099,
-                        taps: taps as usize,
-                    },
-                    v,
-                )
-                .is_ok()
-            })
+            Conv1dVariant::ALL
+                .into_iter()
+                .filter(|v| !v.direct())
+                .any(|v| {
+                    geometry(
+                        &caps,
+                        &Conv1dSpec {
+                            len: 4099,
+                            taps: taps as usize,
+                        },
+                        v,
+                    )
+                    .is_ok()
+                })
         };
         assert!(fits(max));
         assert!(!fits(max + 2));

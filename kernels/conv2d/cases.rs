@@ -5,7 +5,8 @@
 
 use super::plan::{conv2d_f32, conv2d_u8};
 use super::plan::{
-    conv2d_slice, geometry, max_square_filter, Conv2dPlan, Conv2dVariant, GLOBAL_MAX_KW,
+    conv2d_slice, filter_chunks, geometry, max_square_filter, Conv2dPlan, Conv2dVariant,
+    GLOBAL_MAX_KW, MAX_LAUNCHES,
 };
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
 use crate::op::{
@@ -447,7 +448,7 @@ pub fn cases() -> Vec<Case> {
         ),
     ];
     for variant in Conv2dVariant::ALL {
-        let more: &[Forced] = if variant.window() || variant.global() {
+        let more: &[Forced] = if variant.window() || variant.global() || variant.direct() {
             &windows
         } else {
             &[]
@@ -503,6 +504,10 @@ pub fn cases() -> Vec<Case> {
         // The kernels skip the border rule for tiles whose halo lies inside
         // the image: here the second tile row (column) has one halo row
         // (column) past the image's edge, and its neighbour lies inside.
+        // (`direct` has no tiles and no halo.)
+        if variant.direct() {
+            continue;
+        }
         let (tw, th) = variant.tile();
         let (tw, th) = (tw as usize, th as usize);
         for (s, label) in [
@@ -550,14 +555,244 @@ pub fn cases() -> Vec<Case> {
         )
         .repeated(5),
     );
+    all.extend(direct_cases());
     all.extend(limits_cases());
     all.extend(error_cases());
     all
 }
 
-/// The `limits` group: the largest filter shared memory holds, long loops
-/// with exact sums, more than 65 535 workgroups, more than 2^31 pixels, and
-/// every geometry against the loop budget.
+/// `direct`, forced on every device, beyond the cases every variant gets:
+/// ragged shapes (sizes 1, primes, filters larger than the image, 1 × 1
+/// filters), filters larger than shared memory holds on a 32 KiB device
+/// (65 × 65, 15 × 251), and its launches over filter chunks.
+fn direct_cases() -> Vec<Case> {
+    let ops = CaseGroup::Ops;
+    let direct = Some(Conv2dVariant::Direct);
+    let random = inputs::f32_values;
+    let exact = " small integer filter (exact)";
+    let mut all = Vec::new();
+    for border in Border::ALL {
+        for (h, w, kh, kw) in [
+            (1, 1, 1, 1),
+            (1, 1, 3, 5),
+            (2, 3, 7, 5),
+            (13, 11, 29, 31),
+            (31, 37, 1, 1),
+            (1, 97, 1, 7),
+            (89, 1, 5, 1),
+            (61, 67, 7, 5),
+            (257, 263, 3, 3),
+            // Past shared memory on a 32 KiB device (lavapipe): with the
+            // smallest halo tile these need 37 636 and 37 764 bytes.
+            (100, 90, 65, 65),
+            (101, 89, 15, 251),
+        ] {
+            let s = spec(h, w, kh, kw, border);
+            all.push(case(ops, s, Pixels::Random, random, false, "", direct));
+            all.push(case(
+                ops,
+                s,
+                Pixels::Bytes,
+                small_filter,
+                true,
+                exact,
+                direct,
+            ));
+        }
+    }
+    // More than two launches' worth of filter values on a loop-capped device
+    // (sizes from its loop budget): ones over ones with the clamp border
+    // (every output sums every filter value, so a dropped or repeated
+    // iteration or launch shows, exactly), and random values under the
+    // bound.
+    for (elem, border, ones, label) in [
+        (Elem::F32, Border::Clamp, true, "ones, exact"),
+        (Elem::U8, Border::Clamp, true, "ones, exact"),
+        (Elem::F32, Border::Zero, false, "random"),
+        (Elem::F32, Border::Clamp, false, "random"),
+    ] {
+        all.push(Case::new(
+            format!(
+                "conv2d {elem} filter of three launches' loop budget {border} ({label}) direct"
+            ),
+            OP,
+            ops,
+            true,
+            move || ManyLaunches { elem, border, ones },
+        ));
+    }
+    // Smaller chunks (more launches) give the same bits as the plan's own.
+    for (s, pixels, filter, is_exact) in [
+        (
+            spec(37, 45, 7, 9, Border::Zero),
+            Pixels::Random,
+            random as Values,
+            false,
+        ),
+        (
+            spec(29, 41, 9, 5, Border::Clamp),
+            Pixels::Bytes,
+            small_filter as Values,
+            true,
+        ),
+    ] {
+        let case_name = name(&s, pixels.elem(), " in chunks of 1, 7, 44 values", direct);
+        let seed = seed(&case_name);
+        all.push(Case::new(case_name, OP, ops, true, move || Chunked {
+            conv: Conv::new(
+                pixels.make(seed, s.height * s.width),
+                filter(seed ^ 1, s.kh * s.kw),
+                s,
+                direct,
+                is_exact,
+            ),
+        }));
+    }
+    all
+}
+
+/// The image and filter of a [`ManyLaunches`] case on a device with
+/// `caps`: a 101-row filter of more than twice the values one launch holds
+/// (one block of outputs per workgroup), or of lavapipe's where there is no
+/// loop cap (one launch there).
+fn many_launches_spec(caps: &rosetta_core::Capabilities, border: Border, ones: bool) -> Conv2dSpec {
+    // lavapipe's loop budget, less the grid-stride loop's own iteration.
+    let per_launch = match caps.loop_limit {
+        Some(_) => caps.loop_budget().saturating_sub(1).max(1),
+        None => 16_382,
+    };
+    let kh = 101;
+    // The narrowest odd width past two launches' worth; at most 4097 (a
+    // device with a very large cap gets fewer launches).
+    let kw = ((2 * per_launch / kh + 1) | 1).min(4_097) as usize;
+    let (h, w) = if ones { (5, 7) } else { (23, 29) };
+    spec(h, w, kh as usize, kw, border)
+}
+
+/// A filter that takes at least three launches of `direct` on a
+/// loop-capped device, checked against the reference (ones over ones:
+/// exactly), with the launch count in the detail.
+struct ManyLaunches {
+    elem: Elem,
+    border: Border,
+    ones: bool,
+}
+
+impl Check for ManyLaunches {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let caps = &ctx.backend.info().caps;
+        let s = many_launches_spec(caps, self.border, self.ones);
+        let plan = Conv2dPlan::with_variant(ctx.backend, &s, self.elem, Conv2dVariant::Direct)?;
+        let g = *plan.geometry();
+        let launches = plan.chunks().len() as u64;
+        if launches != g.launches {
+            return Ok(Verdict::fail(format!(
+                "{launches} chunks for a geometry of {} launches",
+                g.launches
+            )));
+        }
+        if caps.loop_limit.is_some() && s.kw < 4_097 && launches < 3 {
+            return Ok(Verdict::fail(format!(
+                "{}x{} filter in {launches} launches (chunks of {}) under a loop budget of {}; expected at least 3",
+                s.kh,
+                s.kw,
+                g.chunk,
+                caps.loop_budget()
+            )));
+        }
+        let conv = if self.ones {
+            Conv::ones(s, self.elem)
+        } else {
+            let name = format!("conv2d many launches {} {}", self.elem, self.border);
+            let seed = seed(&name);
+            let pixels = match self.elem {
+                Elem::U8 => Pixels::Bytes,
+                _ => Pixels::Random,
+            };
+            let filter = inputs::f32_values(seed ^ 1, s.kh * s.kw);
+            Conv::new(
+                pixels.make(seed, s.height * s.width),
+                filter,
+                s,
+                None,
+                false,
+            )
+        };
+        let mut v = conv.run_with(ctx.backend, Some(Conv2dVariant::Direct))?;
+        if v.passed() {
+            let budget = match caps.loop_limit {
+                Some(_) => format!("budget {}", caps.loop_budget()),
+                None => "no loop cap".to_string(),
+            };
+            v.detail = format!(
+                "{}x{} image, {}x{} filter in {launches} launches of up to {} values ({} loop iterations per invocation, {budget})",
+                s.height,
+                s.width,
+                s.kh,
+                s.kw,
+                g.chunk,
+                g.loops,
+            );
+        }
+        Ok(v)
+    }
+}
+
+/// `direct` in chunks of 1, 7 and 44 filter values (more launches than the
+/// plan's own): the same sums in the same order, so the same bits as the
+/// plan's own launches, which are checked against the reference.
+struct Chunked {
+    conv: Conv,
+}
+
+impl Chunked {
+    fn run_plan(&self, ctx: &Context<'_>, plan: &Conv2dPlan) -> Result<Vec<f32>> {
+        let backend = ctx.backend;
+        let input = match &self.conv.image {
+            Image::F32(v) => Buffer::from_slice(backend, v)?,
+            Image::U8(v) => Buffer::from_slice(backend, v)?,
+        };
+        let filter = Buffer::from_slice(backend, &self.conv.filter)?;
+        let out = backend.alloc(self.conv.spec.out_bytes()?)?;
+        plan.encode(&input, &filter, &out)?;
+        out.read(self.conv.reference.len())
+    }
+}
+
+impl Check for Chunked {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let (spec, elem) = (&self.conv.spec, self.conv.image.elem());
+        let plan = Conv2dPlan::with_variant(ctx.backend, spec, elem, Conv2dVariant::Direct)?;
+        let own = self.run_plan(ctx, &plan)?;
+        let v = self.conv.compare(&own);
+        if !v.passed() {
+            return Ok(v);
+        }
+        let mut launches = vec![plan.chunks().len()];
+        for chunk in [1, 7, 44] {
+            let chunked = Conv2dPlan::direct_in_chunks(ctx.backend, spec, elem, chunk)?;
+            let got = self.run_plan(ctx, &chunked)?;
+            launches.push(chunked.chunks().len());
+            if let Some(p) = (0..got.len()).find(|&p| got[p].to_bits() != own[p].to_bits()) {
+                return Ok(Verdict::fail(format!(
+                    "chunks of {chunk} ({} launches): output {p} is {}, {} in the plan's {} launches",
+                    chunked.chunks().len(),
+                    got[p],
+                    own[p],
+                    launches[0]
+                )));
+            }
+        }
+        Ok(Verdict::pass(format!(
+            "the same bits in {launches:?} launches"
+        )))
+    }
+}
+
+/// The `limits` group: the largest filter shared memory holds (and one
+/// larger, through `direct`), long loops with exact sums, more than 65 535
+/// workgroups, more than 2^31 pixels, and every geometry against the loop
+/// budget.
 fn limits_cases() -> Vec<Case> {
     let limits = CaseGroup::Limits;
     let mut all = Vec::new();
@@ -577,18 +812,20 @@ fn limits_cases() -> Vec<Case> {
         ));
     }
     all.push(Case::new(
-        "conv2d filter one larger than shared memory holds (refused)",
+        "conv2d f32 64x64 filter one larger than shared memory holds clamp, through direct (ones, exact)",
         OP,
         limits,
         true,
+        // The clamp border: every filter value counts in every output, so
+        // a dropped iteration or launch shows.
         || MaxFilter {
-            border: Border::Zero,
+            border: Border::Clamp,
             elem: Elem::F32,
             over: true,
         },
     ));
-    // Long loops: a 31 × 31 filter of ones over ones, every tile shape (the
-    // register windows hold at most 9 × 9 filters).
+    // Long loops: a 31 × 31 filter of ones over ones, every tile shape and
+    // `direct` (the register windows hold at most 9 × 9 filters).
     for variant in Conv2dVariant::ALL
         .into_iter()
         .filter(|v| !v.window() && !v.global())
@@ -651,7 +888,9 @@ fn limits_cases() -> Vec<Case> {
 }
 
 /// The largest square filter the device's shared memory (and loop budget)
-/// allows, ones over ones, checked exactly; or one larger, refused.
+/// allows the variants but `direct`, ones over ones, checked exactly; or
+/// one larger, which [`Conv2dPlan::new`] runs through `direct`, checked
+/// exactly too.
 struct MaxFilter {
     border: Border,
     elem: Elem,
@@ -664,30 +903,26 @@ impl Check for MaxFilter {
         if k == 0 {
             return Ok(Verdict::fail("not even a 1x1 filter fits"));
         }
-        if self.over {
-            let s = spec(64, 64, k + 2, k + 2, self.border);
-            return Ok(match Conv2dPlan::new(ctx.backend, &s, self.elem) {
-                Ok(plan) => Verdict::fail(format!(
-                    "a {0}x{0} filter accepted ({1}), one larger than the {k}x{k} computed from the device's limits",
-                    k + 2,
-                    plan.variant().name()
-                )),
-                Err(Error::ExceedsLimit { what, .. }) => {
-                    Verdict::pass(format!("{0}x{0} refused: {what}", k + 2))
-                }
-                Err(e) => Verdict::fail(format!("{0}x{0}: got '{e}', expected ExceedsLimit", k + 2)),
-            });
-        }
+        let k = if self.over { k + 2 } else { k };
         let s = spec(64, 64, k, k, self.border);
         let plan = Conv2dPlan::new(ctx.backend, &s, self.elem)?;
+        // One larger than the others hold: only `direct` takes it.
+        if self.over && plan.variant() != Conv2dVariant::Direct {
+            return Ok(Verdict::fail(format!(
+                "a {k}x{k} filter planned as {}, one larger than the {held}x{held} computed from the device's limits; expected direct",
+                plan.variant().name(),
+                held = k - 2
+            )));
+        }
         let conv = Conv::ones(s, self.elem);
         let mut v = conv.run_with(ctx.backend, Some(plan.variant()))?;
         if v.passed() {
             v.detail = format!(
-                "{k}x{k} ({}, workgroups of {}, {} loop iterations per invocation)",
+                "{k}x{k} ({}, workgroups of {}, {} loop iterations per invocation, {} launches)",
                 plan.variant().name(),
                 plan.launch().group_size,
-                plan.geometry().loops
+                plan.geometry().loops,
+                plan.geometry().launches
             );
         }
         Ok(v)
@@ -886,9 +1121,18 @@ impl Check for Padded {
     }
 }
 
+/// Loop iterations of one invocation of the direct kernel in one launch,
+/// counted from its loops as written: the grid-stride loop over its blocks
+/// of outputs, each with its chunk's filter values.
+fn direct_kernel_loops(values: u64, blocks_per_group: u64) -> u64 {
+    blocks_per_group * (1 + values)
+}
+
 /// Every plan's geometry within the device's loop budget, for images up to
-/// 2^32 − 1 pixels and filters up to the largest shared memory holds (no
-/// data: the geometry only).
+/// 2^32 − 1 pixels and filters up to the largest shared memory holds, and
+/// larger ones for `direct`, each of whose launches (filter chunks: in
+/// order, none empty, covering the filter) is checked (no data: the
+/// geometry only).
 struct GridBudget;
 
 impl Check for GridBudget {
@@ -904,7 +1148,7 @@ impl Check for GridBudget {
             (1 << 24, 1),
             (65_535, 65_537),
         ] {
-            for k in [1, 5, 31, 63, most] {
+            for k in [1, 5, 31, 63, most, 255, 1_025] {
                 for v in Conv2dVariant::ALL {
                     for elem in [Elem::F32, Elem::U8] {
                         let s = spec(h, w, k, k, Border::Clamp);
@@ -916,6 +1160,33 @@ impl Check for GridBudget {
                         };
                         let per_group = (g.tiles[0] * g.tiles[1]).div_ceil(g.total_groups());
                         let (tw, th) = (u64::from(g.tile.0), u64::from(g.tile.1));
+                        let what = || format!("{h}x{w} filter {k}x{k} ({}, {elem})", v.name());
+                        if v.direct() {
+                            let values = (k * k) as u64;
+                            let chunks = filter_chunks(&g, values);
+                            let mut next = 0;
+                            for &(begin, end) in &chunks {
+                                if begin != next || end <= begin {
+                                    return Ok(Verdict::fail(format!(
+                                        "{}: filter chunks {chunks:?} do not cover [0, {values}) in order",
+                                        what()
+                                    )));
+                                }
+                                next = end;
+                                let loops = direct_kernel_loops(end - begin, per_group);
+                                if let Some(fail) = audit.check(what, loops, g.groups) {
+                                    return Ok(fail);
+                                }
+                            }
+                            if next != values || chunks.len() as u64 != g.launches {
+                                return Ok(Verdict::fail(format!(
+                                    "{}: filter chunks {chunks:?} for {values} values in {} launches",
+                                    what(),
+                                    g.launches
+                                )));
+                            }
+                            continue;
+                        }
                         let loops = if v.global() {
                             let rows = tw * th / 4 / u64::from(g.group_size);
                             global_kernel_loops((k as u64, k as u64), rows, per_group)
@@ -930,7 +1201,6 @@ impl Check for GridBudget {
                             )
                         };
                         debug_assert_eq!(loops, g.loops);
-                        let what = || format!("{h}x{w} filter {k}x{k} ({}, {elem})", v.name());
                         if let Some(fail) = audit.check(what, loops, g.groups) {
                             return Ok(fail);
                         }
@@ -983,6 +1253,17 @@ fn error_cases() -> Vec<Case> {
     let argument = |e: &Error| matches!(e, Error::InvalidArgument(_));
     let unsupported = |e: &Error| matches!(e, Error::Unsupported { .. });
     vec![
+        // `direct` makes at most MAX_LAUNCHES launches: one more (a filter
+        // of 4097 values in chunks of one) is refused when planned.
+        rejects(
+            "a direct plan of more launches than the cap (4097 chunks of one filter value)",
+            "ExceedsLimit",
+            |ctx| {
+                let s = spec(3, 5, 1, MAX_LAUNCHES as usize + 1, Border::Zero);
+                Conv2dPlan::direct_in_chunks(ctx.backend, &s, Elem::F32, 1).map(drop)
+            },
+            |e| matches!(e, Error::ExceedsLimit { .. }),
+        ),
         // The register windows hold 9 × 9 filters at most: a larger one
         // forced on them is refused, not run with a truncated filter.
         rejects(

@@ -5,10 +5,11 @@
 //! [`Border::Clamp`], numpy's `edge` padding). Image pixels are f32 or u8;
 //! the filter and the output are f32.
 //!
-//! Two kernels, each in every language: halo tiles in shared memory
-//! (`conv2d.*`: the `tile*` and `window*` variants) and register windows
+//! Three kernels, each in every language: halo tiles in shared memory
+//! (`conv2d.*`: the `tile*` and `window*` variants), register windows
 //! read straight from global memory (`conv2d_global.*`: the `global*`
-//! variants).
+//! variants), and direct sums of any filter straight from global memory
+//! (`conv2d_direct.*`: the `direct` variant).
 //!
 //! # Algorithm: halo tiles (`conv2d.*`)
 //! One `TILE_W × TILE_H` tile of outputs per workgroup. The workgroup's `GROUP_SIZE` invocations cover it as `TILE_W`
@@ -72,6 +73,36 @@
 //! start at their allocation, whose size the buffer pool rounds up to 16
 //! bytes; WGSL and GLSL declare the image and output as 4-word vectors.
 //!
+//! # Algorithm: direct sums (`conv2d_direct.*`)
+//! No shared memory, no barriers, no private arrays, any filter size: the
+//! fallback for filters that neither shared memory nor registers hold.
+//! 1. Over blocks of `GROUP_SIZE` consecutive outputs (flat, row-major):
+//!    `for t = first; t < blocks; t += groups` with `blocks =
+//!    ceil(height·width / GROUP_SIZE)` and `first`, `groups` as above;
+//!    invocation `lid` computes output `o = t·GROUP_SIZE + lid` (row
+//!    `o / width`, column `o % width`) where `o < height·width`. The plan
+//!    launches one workgroup per block, so this loop runs once unless the
+//!    grid cannot hold every block.
+//! 2. One launch sums the filter values `[f_begin, f_end)` (flat,
+//!    row-major; params) into each output, in order: value
+//!    `f = row·KW + col` times the pixel at `(y + row − KH/2, x + col −
+//!    KW/2)` with the border rule (a zero outside under the zero border,
+//!    multiplied like any pixel: `0·Inf` is NaN there, as in the
+//!    reference), each read straight from global memory (the cache serves
+//!    the filter and the neighbourhood). Row and column are counters set
+//!    once per invocation from `f_begin` (`col += 1`, and at `KW` the next
+//!    row), not a division per value.
+//! 3. The launch with `f_begin = 0` starts each sum from 0; later launches
+//!    start from the sum the one before left in `out` (a read-write
+//!    binding) and go on adding: the plan splits the filter into
+//!    consecutive chunks, one launch each, in order (a backend runs a
+//!    device's launches in order, each seeing what the one before wrote),
+//!    so each output sums the filter row by row, in order, as in one pass —
+//!    every split gives the same bits. The chunks keep each invocation's
+//!    loop (`blocks per group × (1 + chunk)` iterations) within the
+//!    device's loop budget: one launch where there is no cap, about 16 000
+//!    values per launch on llvmpipe.
+//!
 //! Pixels (`ELEM`): f32 words (`ELEM = 0`), or u8 packed four to a 32-bit
 //! word (`ELEM = 3`; a picture of `n` pixels is `ceil(n / 4)` words, pixel
 //! `p` is byte `p % 4` — little-endian — of word `p / 4`). Kernels declare
@@ -80,7 +111,9 @@
 //! Indices are u32 in every language. Halo positions are offset by the
 //! filter's radii (`py = y0 + r`, the pixel row is `py − KH/2`), so nothing
 //! goes negative; the plan keeps `height · width`, `height + TILE_H + KH` and
-//! `width + TILE_W + KW` below 2^32.
+//! `width + TILE_W + KW` below 2^32 (`direct`: `height · width +
+//! GROUP_SIZE`, `height + KH`, `width + KW`, `KH · KW` and blocks +
+//! workgroups).
 //!
 //! # Variants
 //! - `global128x32`, `global128x64`: windows from global memory, 4 × 4 and
@@ -92,12 +125,18 @@
 //!   invocation: [`plan::WINDOW_MAX_TAPS`], [`plan::WINDOW_MAX_ROWS`]).
 //! - Tile shapes `tile32x32`, `tile32x16`, `tile32x8`, `tile16x16`,
 //!   `tile16x8`, `tile8x8`, any filter shared memory holds.
+//! - `direct`: one output per invocation, the filter straight from global
+//!   memory in chunks over launches, any filter size (at most
+//!   [`plan::MAX_LAUNCHES`] launches); slow, so last in every default
+//!   order.
 //!
 //! Halo-tile workgroups are the preferred size (256), or the tile's size
-//! where smaller. [`Conv2dPlan::new`] takes the tuned variant
-//! ([`tune_class`]) or the first of [`Conv2dVariant::default_order`] that
-//! fits the device and filter; conformance forces each one (a window forced
-//! on a larger filter is `Unsupported`).
+//! where smaller; `direct`'s the preferred size. [`Conv2dPlan::new`] takes
+//! the tuned variant ([`tune_class`]) or the first of
+//! [`Conv2dVariant::default_order`] that fits the device and filter —
+//! `direct` where no other does (a filter larger than shared memory
+//! holds); conformance forces each one (a window forced on a larger filter
+//! is `Unsupported`).
 //!
 //! # Limits (issue 10)
 //! - Every product of user sizes is checked: a filter of (2^63 + 9) ×
@@ -106,13 +145,21 @@
 //!   ([`Conv2dSpec::validate`]); so is an image whose size overflows.
 //! - Extents past u32, more than 2^32 − 1 pixels, shared memory too small for
 //!   the filter and halo tile: [`rosetta_core::Error::ExceedsLimit`] when the
-//!   plan is made ([`plan::geometry`]).
+//!   plan is made ([`plan::geometry`]) for the variant it concerns. No
+//!   filter size is refused as such: a filter no other variant holds runs
+//!   through `direct`, which refuses only u32 overflows (more than 2^32 − 1
+//!   filter values, `width + KW` or `height + KH` past u32) and filters
+//!   that need more than [`plan::MAX_LAUNCHES`] launches within the loop
+//!   budget (on llvmpipe, about 67 million values)
+//!   ([`plan::direct_geometry`]).
 //! - Loops: on drivers that stop loops silently (llvmpipe), every invocation
 //!   stays within [`rosetta_core::Capabilities::loop_budget`] iterations —
 //!   the filter load, and per tile the halo load and the `KH × KW × ROWS`
 //!   products (windows: `(ROWS + KH − 1) × KW × KH`) — or the plan
 //!   refuses with `ExceedsLimit`
-//!   ([`plan::loop_iterations`]).
+//!   ([`plan::loop_iterations`]). `direct` splits the filter into as many
+//!   launches as its budget needs instead ([`plan::direct_chunks`]), and
+//!   refuses only where one value per launch exceeds it.
 //! - More tiles than `max_groups[0]` (a very wide or tall image): the grid
 //!   goes on along y.
 //!
@@ -123,15 +170,19 @@
 //!   `GROUP_SIZE` is a multiple of `TILE_W` and divides `TILE_W·TILE_H`.
 //! - constants (`conv2d_global`): `GROUP_SIZE` (a multiple of 32), `ROWS`,
 //!   `KH`, `KW`, `BORDER`, `ELEM`.
+//! - constants (`conv2d_direct`): `GROUP_SIZE`, `KH`, `KW`, `BORDER`,
+//!   `ELEM`.
 //! - bindings: 0 `image` (read, `height·width` f32 words, or
 //!   `ceil(height·width / 4)` words of u8 pixels), 1 `filter` (read, `KH·KW`
 //!   f32, row-major), 2 `out` (read-write, `height·width` f32, row-major).
-//! - params: `height`, `width`.
-//! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` where the device allows.
+//! - params: `height`, `width` (`conv2d_direct`: and `f_begin`, `f_end`, its
+//!   launch's filter values).
+//! - grid: `[x, y, 1]` workgroups, `x · y >= tiles` (`direct`: blocks of
+//!   `GROUP_SIZE` outputs) where the device allows.
 //! - shared: `shared_filter` (`KH·KW` f32) then `shared_tile`
 //!   (`(TILE_H + KH − 1)·(TILE_W + KW − 1)` f32); **dynamic** in CUDA and
 //!   OpenCL (one block, `shared_tile` at word `KH·KW`), static in WGSL/GLSL;
-//!   none for `conv2d_global`.
+//!   none for `conv2d_global` and `conv2d_direct`.
 //!
 //! # Error bound
 //! Each output is a dot product of at most `KH·KW` terms: γ_(KH·KW)·Σ|x·w|
@@ -144,7 +195,7 @@ mod kernel;
 pub mod plan;
 mod spec;
 
-pub use kernel::{global_kernel, kernel};
+pub use kernel::{direct_kernel, global_kernel, kernel};
 pub use plan::{conv2d_f32, conv2d_slice, conv2d_u8, tune_class, Conv2dPlan, Conv2dVariant};
 pub use spec::{
     check_image_elem, conv2d_at, conv2d_bound, conv2d_reference, Border, Conv2dSpec, Pixel,
@@ -274,7 +325,11 @@ impl Op for Conv2d {
     }
 
     fn kernels(&self) -> Vec<Arc<KernelDef>> {
-        vec![Arc::clone(kernel()), Arc::clone(global_kernel())]
+        vec![
+            Arc::clone(kernel()),
+            Arc::clone(global_kernel()),
+            Arc::clone(direct_kernel()),
+        ]
     }
 
     fn cases(&self) -> Vec<Case> {
@@ -322,7 +377,9 @@ mod tests {
 
     #[test]
     fn the_kernel_has_every_language() {
-        assert_eq!(kernel().sources().languages().len(), 5);
+        for def in [kernel(), global_kernel(), direct_kernel()] {
+            assert_eq!(def.sources().languages().len(), 5, "{}", def.name());
+        }
     }
 
     #[test]

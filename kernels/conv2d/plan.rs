@@ -1,5 +1,6 @@
 //! The conv2d plan: one launch of the tiled kernel, with the tile shape
-//! (variant) and grid chosen for the device.
+//! (variant) and grid chosen for the device; or, for the `direct` variant,
+//! one launch per chunk of the filter, each within the device's loop budget.
 
 use super::spec::{check_image_elem, Conv2dSpec, Pixel};
 use crate::op::{
@@ -34,6 +35,13 @@ use std::sync::Arc;
 ///   registers; the cache serves the overlap between neighbours' windows.
 ///   For filters of at most [`WINDOW_MAX_TAPS`] values and
 ///   [`GLOBAL_MAX_KW`] columns, workgroups of [`GLOBAL_GROUP_SIZE`].
+/// - `direct` (the `conv2d_direct` kernel) uses no shared memory and no
+///   private arrays: one output per invocation, each filter value read
+///   straight from global memory, any filter size. The filter's values are
+///   split into consecutive chunks, one launch each, so that no invocation
+///   loops past the device's loop budget (one launch where there is no
+///   cap; at most [`MAX_LAUNCHES`]). The fallback for filters nothing else
+///   holds, and slow: last in every [`Conv2dVariant::default_order`].
 ///
 /// All sum each output's products in the same order (filter row by row,
 /// in order), so every variant gives the same bits on one device.
@@ -61,6 +69,9 @@ pub enum Conv2dVariant {
     Tile16x8,
     /// 8 × 8 outputs: the smallest halo tile, the largest filters.
     Tile8x8,
+    /// One output per invocation, the filter straight from global memory,
+    /// in chunks over launches: any filter size.
+    Direct,
 }
 
 /// The most filter values a `window*` variant keeps in registers (9 × 9).
@@ -79,13 +90,19 @@ pub const GLOBAL_MAX_KW: u64 = 17;
 /// (`COLUMNS` in the kernels) by 8 rows of invocations.
 pub const GLOBAL_GROUP_SIZE: u32 = 256;
 
+/// The most launches (filter chunks) a `direct` plan makes: a filter that
+/// needs more within the device's loop budget is
+/// [`Error::ExceedsLimit`] (on lavapipe, about 67 million filter values).
+pub const MAX_LAUNCHES: u64 = 4096;
+
 impl Conv2dVariant {
     /// Every variant: the windows from global memory, the register windows
     /// over halo tiles (32 × 64 first, the fastest of them through Vulkan
     /// and wgpu on the H200, where 16 rows per invocation cost registers),
-    /// then the tiles from the largest. [`Self::default_order`] says which
-    /// one a plan tries first on each device.
-    pub const ALL: [Conv2dVariant; 11] = [
+    /// then the tiles from the largest, then `direct` (any filter).
+    /// [`Self::default_order`] says which one a plan tries first on each
+    /// device.
+    pub const ALL: [Conv2dVariant; 12] = [
         Conv2dVariant::Global128x32,
         Conv2dVariant::Global128x64,
         Conv2dVariant::Window32x64,
@@ -97,6 +114,7 @@ impl Conv2dVariant {
         Conv2dVariant::Tile16x16,
         Conv2dVariant::Tile16x8,
         Conv2dVariant::Tile8x8,
+        Conv2dVariant::Direct,
     ];
 
     /// The name in reports, case names and the tuning cache.
@@ -113,6 +131,7 @@ impl Conv2dVariant {
             Conv2dVariant::Tile16x16 => "tile16x16",
             Conv2dVariant::Tile16x8 => "tile16x8",
             Conv2dVariant::Tile8x8 => "tile8x8",
+            Conv2dVariant::Direct => "direct",
         }
     }
 
@@ -127,14 +146,23 @@ impl Conv2dVariant {
     }
 
     /// The kernel the variant launches: the halo tiles of `conv2d.*` (tiles
-    /// and windows) or `conv2d_global.*` (both listed by
+    /// and windows), `conv2d_global.*` or `conv2d_direct.*` (all listed by
     /// [`crate::op::Op::kernels`]).
     pub fn kernel(self) -> &'static std::sync::Arc<rosetta_core::KernelDef> {
         if self.global() {
             super::kernel::global_kernel()
+        } else if self.direct() {
+            super::kernel::direct_kernel()
         } else {
             super::kernel::kernel()
         }
+    }
+
+    /// Whether it is the `direct` variant (the `conv2d_direct` kernel: one
+    /// output per invocation, no shared memory, filter chunks over
+    /// launches).
+    pub fn direct(self) -> bool {
+        self == Conv2dVariant::Direct
     }
 
     /// Whether it reads the image straight from global memory (the
@@ -146,7 +174,9 @@ impl Conv2dVariant {
         )
     }
 
-    /// `(TILE_W, TILE_H)`.
+    /// `(TILE_W, TILE_H)`; `(1, 1)` for `direct`, one output per invocation
+    /// (its [`Geometry::tile`] is the workgroup's `GROUP_SIZE` consecutive
+    /// outputs).
     pub fn tile(self) -> (u32, u32) {
         match self {
             Conv2dVariant::Window32x128 => (32, 128),
@@ -159,6 +189,7 @@ impl Conv2dVariant {
             Conv2dVariant::Tile16x16 => (16, 16),
             Conv2dVariant::Tile16x8 => (16, 8),
             Conv2dVariant::Tile8x8 => (8, 8),
+            Conv2dVariant::Direct => (1, 1),
         }
     }
 
@@ -185,8 +216,12 @@ impl Conv2dVariant {
     ///   512² f32 on the 2-core machine).
     ///
     /// The CPU backend keeps the halo tiles first and the global windows
-    /// last: its Rust version of those runs a vector at a time (40 ms
+    /// after them: its Rust version of those runs a vector at a time (40 ms
     /// against tile32x8's 6.9 ms, 2048² f32 on the 2-core machine).
+    ///
+    /// `direct` comes last everywhere: the fallback for filters that
+    /// neither shared memory nor registers hold (it reads every filter
+    /// value from global memory for every output).
     pub fn default_order(device: &rosetta_core::DeviceInfo) -> Vec<Self> {
         use rosetta_core::Api;
         let cpu_type = device.caps.device_type.is_cpu();
@@ -196,7 +231,7 @@ impl Conv2dVariant {
         }
         let (mut windows, tiles): (Vec<_>, Vec<_>) = Self::ALL
             .into_iter()
-            .filter(|v| !v.global())
+            .filter(|v| !v.global() && !v.direct())
             .partition(|v| v.window());
         if device.api == Api::Cuda {
             windows.sort_by_key(|&v| v != Conv2dVariant::Window32x128);
@@ -206,10 +241,19 @@ impl Conv2dVariant {
         } else {
             windows.into_iter().chain(tiles).collect()
         };
+        let direct = [Conv2dVariant::Direct];
         if device.api == Api::Cpu {
-            halo_tiles.into_iter().chain(globals).collect()
+            halo_tiles
+                .into_iter()
+                .chain(globals)
+                .chain(direct)
+                .collect()
         } else {
-            globals.into_iter().chain(halo_tiles).collect()
+            globals
+                .into_iter()
+                .chain(halo_tiles)
+                .chain(direct)
+                .collect()
         }
     }
 
@@ -223,18 +267,25 @@ impl Conv2dVariant {
 }
 
 /// The workgroup size of `variant` on a device: the preferred size, or the
-/// tile's size where smaller; [`GLOBAL_GROUP_SIZE`] for `global*`.
+/// tile's size where smaller; [`GLOBAL_GROUP_SIZE`] for `global*`; the
+/// preferred size for `direct`.
 fn group_size(caps: &Capabilities, variant: Conv2dVariant) -> u32 {
     let (tw, th) = variant.tile();
     if variant.global() {
         return GLOBAL_GROUP_SIZE;
     }
+    if variant.direct() {
+        return preferred_group_size(caps);
+    }
     preferred_group_size(caps).min(tw * th)
 }
 
 /// Output rows each invocation of `variant` computes per tile on a device
-/// (of one column; of four for `global*`).
+/// (of one column; of four for `global*`; one output for `direct`).
 fn rows_per_invocation(caps: &Capabilities, variant: Conv2dVariant) -> u64 {
+    if variant.direct() {
+        return 1;
+    }
     let (tw, th) = variant.tile();
     let columns = if variant.global() { 4 } else { 1 };
     u64::from(tw * th / columns / group_size(caps, variant))
@@ -345,22 +396,80 @@ pub fn global_loop_iterations((kh, kw): (u64, u64), rows: u64, tiles_per_group: 
     kh * kw + tiles_per_group * (1 + rows + 4 * rows + (rows + kh - 1) * per_row)
 }
 
+/// Loop iterations one invocation of `direct` runs in one launch, counted
+/// generously: the grid-stride loop over its `blocks_per_group` outputs,
+/// each with one iteration of its own and `chunk` filter values (nothing
+/// else loops).
+pub fn direct_loop_iterations(chunk: u64, blocks_per_group: u64) -> u64 {
+    blocks_per_group.saturating_mul(chunk.saturating_add(1))
+}
+
+/// The filter chunks of `direct` for `filter_values` values, at most
+/// `most` per launch where `blocks_per_group` blocks of outputs fall to each
+/// workgroup, within `budget` loop iterations per invocation (see
+/// [`direct_loop_iterations`]): `(chunk, launches)`, consecutive chunks of
+/// `chunk` values (the last one may hold fewer; none is empty), as even as
+/// the launch count allows. [`Error::ExceedsLimit`] where even one value per
+/// launch exceeds the budget, or the filter needs more than
+/// [`MAX_LAUNCHES`] launches.
+pub fn direct_chunks(
+    filter_values: u64,
+    blocks_per_group: u64,
+    budget: u64,
+    most: u64,
+) -> Result<(u64, u64)> {
+    check_limit(
+        "conv2d direct loop iterations per invocation with one filter value per launch (the driver stops longer loops silently)",
+        direct_loop_iterations(1, blocks_per_group),
+        budget,
+    )?;
+    let within = (budget / blocks_per_group.max(1)).saturating_sub(1);
+    let most = within.min(most).max(1);
+    let launches = filter_values.max(1).div_ceil(most);
+    check_limit(
+        "conv2d direct launches (filter chunks within the loop budget)",
+        launches,
+        MAX_LAUNCHES,
+    )?;
+    let chunk = filter_values.max(1).div_ceil(launches);
+    Ok((chunk, filter_values.max(1).div_ceil(chunk)))
+}
+
+/// The filter values `[f_begin, f_end)` of each launch of a plan with
+/// `geometry` for a filter of `filter_values` values: consecutive, in
+/// order, covering them exactly (one range, the whole filter, for every
+/// variant but `direct`).
+pub fn filter_chunks(geometry: &Geometry, filter_values: u64) -> Vec<(u64, u64)> {
+    let chunk = geometry.chunk.max(1);
+    (0..filter_values.div_ceil(chunk))
+        .map(|i| (i * chunk, ((i + 1) * chunk).min(filter_values)))
+        .collect()
+}
+
 /// Launch geometry of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
     /// Invocations per workgroup (a multiple of `TILE_W` dividing the tile).
     pub group_size: u32,
-    /// `(TILE_W, TILE_H)`.
+    /// `(TILE_W, TILE_H)`; `(GROUP_SIZE, 1)` for `direct`: a block of
+    /// `GROUP_SIZE` consecutive outputs (flat, row-major).
     pub tile: (u32, u32),
-    /// Tiles along x and y.
+    /// Tiles along x and y; `[blocks, 1]` for `direct`.
     pub tiles: [u64; 2],
     /// The grid: one workgroup per tile (flat index, x fastest), over x and
     /// then y.
     pub groups: [u32; 3],
     /// Shared memory, in bytes.
     pub shared_bytes: u32,
-    /// Loop iterations per invocation (see [`loop_iterations`]).
+    /// Loop iterations per invocation in one launch (see
+    /// [`loop_iterations`], [`direct_loop_iterations`]; the longest chunk's
+    /// for `direct`).
     pub loops: u64,
+    /// Filter values one launch sums (the last launch's may be fewer): the
+    /// whole filter but for `direct`.
+    pub chunk: u64,
+    /// Launches per convolution: 1 but for `direct` (one per filter chunk).
+    pub launches: u64,
 }
 
 impl Geometry {
@@ -383,13 +492,17 @@ impl Geometry {
 /// allows (llvmpipe stops loops silently past its cap). One workgroup per
 /// tile, the grid split over x and y where the tiles outnumber
 /// `max_groups[0]`; the kernel strides over the flat tile index, so a grid
-/// smaller than the tiles still covers them.
+/// smaller than the tiles still covers them. `direct`: see
+/// [`direct_geometry`].
 pub fn geometry(
     caps: &Capabilities,
     spec: &Conv2dSpec,
     elem: Elem,
     variant: Conv2dVariant,
 ) -> Result<Geometry> {
+    if variant.direct() {
+        return direct_geometry(caps, spec, elem, u64::MAX);
+    }
     spec.validate()?;
     check_image_elem(elem)?;
     let height = u64::from(u32_param("conv2d image height", spec.height as u64)?);
@@ -469,12 +582,81 @@ pub fn geometry(
         // At most max_shared_bytes, a u32 (checked above).
         shared_bytes: shared as u32,
         loops,
+        chunk: kh * kw,
+        launches: 1,
     })
 }
 
-/// The largest odd square filter any variant runs on a device with `caps`
-/// (shared memory with the smallest tile, and the loop budget, decide):
-/// what the `limits` cases use. 0 if not even 1 × 1 fits.
+/// The geometry of `direct` for `spec` with `elem` pixels on a device, at
+/// most `most` filter values per launch, or the typed error that says why
+/// it cannot run there: every extent, the pixel count (plus a workgroup:
+/// the last block's outputs), the filter's values and the offset pixel
+/// positions (`height + KH`, `width + KW`) fit the kernel's u32 indices; one
+/// workgroup per block of `GROUP_SIZE` outputs, the grid split over x and y
+/// where they outnumber `max_groups[0]` (the kernel strides over the flat
+/// block index); the filter in chunks within the loop budget
+/// ([`direct_chunks`]).
+pub fn direct_geometry(
+    caps: &Capabilities,
+    spec: &Conv2dSpec,
+    elem: Elem,
+    most: u64,
+) -> Result<Geometry> {
+    spec.validate()?;
+    check_image_elem(elem)?;
+    let height = u64::from(u32_param("conv2d image height", spec.height as u64)?);
+    let width = u64::from(u32_param("conv2d image width", spec.width as u64)?);
+    let kh = u64::from(u32_param("conv2d filter height", spec.kh as u64)?);
+    let kw = u64::from(u32_param("conv2d filter width", spec.kw as u64)?);
+    let max = u64::from(u32::MAX);
+    let pixels = height * width;
+    check_limit("conv2d image pixels (u32 indices)", pixels, max)?;
+    check_limit("conv2d filter values (u32 indices)", kh * kw, max)?;
+    check_limit(
+        "conv2d image height + filter (u32 positions)",
+        height + kh,
+        max,
+    )?;
+    check_limit(
+        "conv2d image width + filter (u32 positions)",
+        width + kw,
+        max,
+    )?;
+    let group_size = group_size(caps, Conv2dVariant::Direct);
+    check_group_size(caps, group_size)?;
+    let gs = u64::from(group_size);
+    check_limit(
+        "conv2d image pixels + workgroup (u32 indices)",
+        pixels + gs,
+        max,
+    )?;
+    let blocks = pixels.div_ceil(gs).max(1);
+    let groups = grid_2d(blocks, caps).unwrap_or([caps.max_groups[0], caps.max_groups[1], 1]);
+    let total = groups.iter().map(|&g| u64::from(g)).product::<u64>();
+    check_limit("conv2d workgroups", total, 1 << 31)?;
+    check_limit(
+        "conv2d output blocks + workgroups (u32 indices)",
+        blocks + total,
+        max,
+    )?;
+    let per_group = blocks.div_ceil(total);
+    let (chunk, launches) = direct_chunks(kh * kw, per_group, caps.loop_budget(), most)?;
+    Ok(Geometry {
+        group_size,
+        tile: (group_size, 1),
+        tiles: [blocks, 1],
+        groups,
+        shared_bytes: 0,
+        loops: direct_loop_iterations(chunk, per_group),
+        chunk,
+        launches,
+    })
+}
+
+/// The largest odd square filter any variant but `direct` runs on a device
+/// with `caps` (shared memory with the smallest tile, and the loop budget,
+/// decide; `direct` takes larger ones): what the `limits` cases use. 0 if
+/// not even 1 × 1 fits.
 pub fn max_square_filter(caps: &Capabilities) -> u64 {
     let fits = |k: u64| {
         let spec = Conv2dSpec {
@@ -486,6 +668,7 @@ pub fn max_square_filter(caps: &Capabilities) -> u64 {
         };
         Conv2dVariant::ALL
             .into_iter()
+            .filter(|v| !v.direct())
             .any(|v| geometry(caps, &spec, Elem::F32, v).is_ok())
     };
     if !fits(1) {
@@ -505,7 +688,7 @@ pub fn max_square_filter(caps: &Capabilities) -> u64 {
     2 * lo + 1
 }
 
-/// A compiled conv2d: one launch.
+/// A compiled conv2d: one launch (`direct`: one per filter chunk).
 pub struct Conv2dPlan {
     backend: Arc<dyn Backend>,
     spec: Conv2dSpec,
@@ -515,12 +698,16 @@ pub struct Conv2dPlan {
     kernel: Kernel,
     launch: Launch,
     geometry: Geometry,
+    /// Each launch's params, in order: `height, width` (`direct`: and its
+    /// chunk's `f_begin, f_end`).
+    params: Vec<Vec<u32>>,
 }
 
 impl Conv2dPlan {
     /// Plan for `elem` pixels (f32 or u8) with the tuned variant for this
     /// device and shape, or the first of [`Conv2dVariant::default_order`]
-    /// that fits the device and filter.
+    /// that fits the device and filter (`direct`, last, takes any filter
+    /// the u32 indices and [`MAX_LAUNCHES`] allow).
     pub fn new(backend: &Arc<dyn Backend>, spec: &Conv2dSpec, elem: Elem) -> Result<Self> {
         spec.validate()?;
         check_image_elem(elem)?;
@@ -530,11 +717,11 @@ impl Conv2dPlan {
             .lookup("conv2d", &tune_class(spec, elem))
             .and_then(|c| Conv2dVariant::from_name(&c.variant))
             .filter(|&v| fits(v));
-        // Nothing fits: the smallest tile's error says why.
+        // Nothing fits: `direct`, the last resort, says why.
         let default = Conv2dVariant::default_order(backend.info())
             .into_iter()
             .find(|&v| fits(v))
-            .unwrap_or(Conv2dVariant::Tile8x8);
+            .unwrap_or(Conv2dVariant::Direct);
         let mut plan = Self::with_variant(backend, spec, elem, tuned.unwrap_or(default))?;
         plan.tuned = tuned.is_some();
         Ok(plan)
@@ -563,12 +750,51 @@ impl Conv2dPlan {
                 )
             })?;
         let geometry = geometry(&info.caps, spec, elem, variant)?;
+        Self::build(backend, spec, elem, variant, geometry)
+    }
+
+    /// `direct` with at most `chunk` filter values per launch (fewer where
+    /// the loop budget says so): the same sums, in the same order, over
+    /// more launches, which conformance compares with the plan's own.
+    pub(crate) fn direct_in_chunks(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv2dSpec,
+        elem: Elem,
+        chunk: u64,
+    ) -> Result<Self> {
+        let geometry = direct_geometry(&backend.info().caps, spec, elem, chunk)?;
+        Self::build(backend, spec, elem, Conv2dVariant::Direct, geometry)
+    }
+
+    /// Compile `variant` for `geometry` (checked) and set out its launches.
+    fn build(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv2dSpec,
+        elem: Elem,
+        variant: Conv2dVariant,
+        geometry: Geometry,
+    ) -> Result<Self> {
+        let rows = rows_per_invocation(&backend.info().caps, variant);
         let launch = Launch {
             groups: geometry.groups,
             group_size: geometry.group_size,
             shared_bytes: geometry.shared_bytes,
         };
-        let kernel = if variant.global() {
+        let sizes = [spec.height as u32, spec.width as u32];
+        let kernel = if variant.direct() {
+            prepare_kernel(
+                backend,
+                variant.kernel(),
+                &[
+                    ("GROUP_SIZE", geometry.group_size),
+                    ("KH", spec.kh as u32),
+                    ("KW", spec.kw as u32),
+                    ("BORDER", spec.border.code()),
+                    ("ELEM", elem.code()),
+                ],
+                &launch,
+            )?
+        } else if variant.global() {
             prepare_kernel(
                 backend,
                 variant.kernel(),
@@ -599,6 +825,17 @@ impl Conv2dPlan {
                 &launch,
             )?
         };
+        // Filter values and their bounds are below 2^32 (checked in
+        // `geometry`).
+        let params = if variant.direct() {
+            let values = (spec.kh * spec.kw) as u64;
+            filter_chunks(&geometry, values)
+                .into_iter()
+                .map(|(begin, end)| vec![sizes[0], sizes[1], begin as u32, end as u32])
+                .collect()
+        } else {
+            vec![sizes.to_vec()]
+        };
         Ok(Conv2dPlan {
             backend: Arc::clone(backend),
             spec: *spec,
@@ -608,6 +845,7 @@ impl Conv2dPlan {
             kernel,
             launch,
             geometry,
+            params,
         })
     }
 
@@ -631,19 +869,30 @@ impl Conv2dPlan {
         self.tuned
     }
 
-    /// The launch it enqueues.
+    /// The launch it enqueues (`direct`: each of its launches, which differ
+    /// only in their params).
     pub fn launch(&self) -> &Launch {
         &self.launch
     }
 
-    /// Its geometry (tiles, grid, loop count).
+    /// The filter values `[f_begin, f_end)` each launch sums, in order:
+    /// the whole filter in one launch but for `direct`.
+    pub fn chunks(&self) -> Vec<(u64, u64)> {
+        let values = (self.spec.kh * self.spec.kw) as u64;
+        filter_chunks(&self.geometry, values)
+    }
+
+    /// Its geometry (tiles, grid, loop count, launches).
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }
 
     /// Enqueue the convolution of `image` (`height · width` pixels: f32, or
     /// u8 packed four to a word) with `filter` (`kh · kw` f32, row-major)
-    /// into `out` (`height · width` f32, row-major).
+    /// into `out` (`height · width` f32, row-major): one launch, or for
+    /// `direct` one per filter chunk, in order (each later one adds to the
+    /// sums the one before left in `out`; a backend runs its launches in
+    /// order, each seeing the memory the one before wrote).
     pub fn encode(&self, image: &Buffer, filter: &Buffer, out: &Buffer) -> Result<()> {
         let backend = &self.backend;
         let spec = &self.spec;
@@ -658,32 +907,36 @@ impl Conv2dPlan {
         if spec.height == 0 || spec.width == 0 {
             return Ok(());
         }
-        // SAFETY: height and width fit a u32 with height · width < 2^32 and
-        // height + TILE_H + KH, width + TILE_W + KW below 2^32 (checked in
-        // `geometry`), so no position or index wraps. The kernel reads
-        // pixel p only for p < height · width: word p of an f32 image (which
-        // holds that many f32, checked above), or word p / 4 of a u8 image —
-        // below ceil(pixels / 4) words, inside the buffer's capacity (a
-        // multiple of 16 bytes, at least the `pixels` bytes checked above);
-        // reads filter[i] for i < KH · KW (checked above) and writes
-        // out[y · width + x] only for y < height, x < width (the output
-        // holds height · width f32, checked above). Shared memory is
-        // indexed below KH·KW + (TILE_H + KH − 1)(TILE_W + KW − 1) words,
-        // what `launch.shared_bytes` holds. A `global*` variant uses no
-        // shared memory; its 16-byte loads and stores cover vectors of
-        // pixels inside the image only (whole vectors of aligned rows), and
-        // its private arrays hold KH·KW <= 81 weights, a window row of
-        // KW <= 17 and ROWS <= 8 (checked in `geometry`). Every loop is
-        // bounded (the filter, the halo tile or window rows, the tile
-        // count).
-        unsafe {
-            backend.launch(
-                &self.kernel,
-                &self.launch,
-                &[image, filter, out],
-                &[spec.height as u32, spec.width as u32],
-            )
+        for params in &self.params {
+            // SAFETY: height and width fit a u32 with height · width < 2^32
+            // and height + TILE_H + KH, width + TILE_W + KW below 2^32
+            // (`direct`: height + KH, width + KW; checked in `geometry`), so
+            // no position or index wraps. The kernel reads pixel p only for
+            // p < height · width: word p of an f32 image (which holds that
+            // many f32, checked above), or word p / 4 of a u8 image — below
+            // ceil(pixels / 4) words, inside the buffer's capacity (a
+            // multiple of 16 bytes, at least the `pixels` bytes checked
+            // above); reads filter[i] for i < KH · KW (checked above; for
+            // `direct`, f_begin <= i < f_end <= KH · KW, its params from
+            // `filter_chunks`) and reads (`direct`) and writes
+            // out[y · width + x] only for y < height, x < width (the output
+            // holds height · width f32, checked above; `direct`'s output
+            // index t · GROUP_SIZE + lid stays below height · width +
+            // GROUP_SIZE < 2^32). Shared memory is indexed below KH·KW +
+            // (TILE_H + KH − 1)(TILE_W + KW − 1) words, what
+            // `launch.shared_bytes` holds. A `global*` variant uses no
+            // shared memory; its 16-byte loads and stores cover vectors of
+            // pixels inside the image only (whole vectors of aligned rows),
+            // and its private arrays hold KH·KW <= 81 weights, a window row
+            // of KW <= 17 and ROWS <= 8 (checked in `geometry`). `direct`
+            // uses neither shared memory nor private arrays. Every loop is
+            // bounded (the filter or its chunk, the halo tile or window
+            // rows, the tile or block count).
+            unsafe {
+                backend.launch(&self.kernel, &self.launch, &[image, filter, out], params)?;
+            }
         }
+        Ok(())
     }
 }
 
@@ -855,10 +1108,166 @@ mod tests {
         let fits = |k: usize| {
             Conv2dVariant::ALL
                 .into_iter()
+                .filter(|v| !v.direct())
                 .any(|v| geometry(&caps, &spec(64, 64, k), Elem::F32, v).is_ok())
         };
         assert!(fits(k));
         assert!(!fits(k + 2));
+        // `direct` takes it, and is the first of the default order that does.
+        let over = spec(64, 64, k + 2);
+        assert!(geometry(&caps, &over, Elem::F32, Conv2dVariant::Direct).is_ok());
+        let device = crate::op::test_device(rosetta_core::Api::Vulkan, caps.clone());
+        let first = Conv2dVariant::default_order(&device)
+            .into_iter()
+            .find(|&v| geometry(&caps, &over, Elem::F32, v).is_ok());
+        assert_eq!(first, Some(Conv2dVariant::Direct));
+    }
+
+    /// The chunks of `direct`'s geometry: consecutive from 0, in order,
+    /// none empty, covering the filter's values, each launch within the
+    /// budget; their count the geometry's launches.
+    fn check_chunks(caps: &Capabilities, g: &Geometry, values: u64) {
+        let chunks = filter_chunks(g, values);
+        assert_eq!(chunks.len() as u64, g.launches, "{g:?}");
+        assert!(g.launches <= MAX_LAUNCHES);
+        let per_group = g.tiles[0].div_ceil(g.total_groups());
+        let mut next = 0;
+        for &(begin, end) in &chunks {
+            assert_eq!(begin, next, "{chunks:?}");
+            assert!(end > begin && end - begin <= g.chunk, "{chunks:?}");
+            assert!(direct_loop_iterations(end - begin, per_group) <= caps.loop_budget());
+            assert!(direct_loop_iterations(end - begin, per_group) <= g.loops);
+            next = end;
+        }
+        assert_eq!(next, values, "{chunks:?}");
+    }
+
+    #[test]
+    fn direct_chunks_cover_the_filter_in_order_within_the_loop_budget() {
+        let capped = lavapipe();
+        assert_eq!(capped.loop_budget(), 16_383);
+        let uncapped = Capabilities {
+            loop_limit: None,
+            ..lavapipe()
+        };
+        let mut launches = Vec::new();
+        for caps in [&capped, &uncapped] {
+            for (h, w) in [(1, 1), (5, 7), (100, 90), (8192, 8192), (1, 1 << 24)] {
+                for (kh, kw) in [(1, 1), (3, 5), (65, 65), (15, 251), (101, 325), (1, 16_383)] {
+                    for border in Border::ALL {
+                        let s = Conv2dSpec {
+                            kh,
+                            kw,
+                            border,
+                            ..spec(h, w, 1)
+                        };
+                        let g = geometry(caps, &s, Elem::U8, Conv2dVariant::Direct).unwrap();
+                        check_chunks(caps, &g, (kh * kw) as u64);
+                        assert_eq!(g.shared_bytes, 0);
+                        assert!(g.total_groups() >= g.tiles[0]);
+                        if caps.loop_limit.is_none() {
+                            assert_eq!(g.launches, 1, "{s:?}");
+                        }
+                        launches.push(g.launches);
+                    }
+                }
+            }
+        }
+        // 101 × 325 = 32 825 values: three launches under lavapipe's
+        // budget; 1 × 16 383 (one more than a launch holds): two.
+        let s = Conv2dSpec {
+            kh: 101,
+            kw: 325,
+            ..spec(5, 7, 1)
+        };
+        let g = geometry(&capped, &s, Elem::F32, Conv2dVariant::Direct).unwrap();
+        assert_eq!((g.launches, g.chunk, g.loops), (3, 10_942, 10_943));
+        let s = Conv2dSpec {
+            kh: 1,
+            kw: 16_383,
+            ..spec(5, 7, 1)
+        };
+        let g = geometry(&capped, &s, Elem::F32, Conv2dVariant::Direct).unwrap();
+        assert_eq!((g.launches, g.chunk), (2, 8_192));
+        // Chunks forced smaller (conformance's `direct_in_chunks`).
+        for most in [1, 7, 44, 10_000] {
+            let s = Conv2dSpec {
+                kh: 9,
+                kw: 5,
+                ..spec(29, 41, 1)
+            };
+            let g = direct_geometry(&uncapped, &s, Elem::F32, most).unwrap();
+            check_chunks(&uncapped, &g, 45);
+            assert!(g.chunk <= most);
+            assert_eq!(g.launches, 45u64.div_ceil(most.min(45)));
+        }
+    }
+
+    #[test]
+    fn direct_refuses_more_launches_than_the_cap_and_budgets_below_one_value() {
+        let caps = lavapipe();
+        // 8193² values need 4098 launches of at most 16 382.
+        let s = spec(64, 64, 8_193);
+        assert!(matches!(
+            geometry(&caps, &s, Elem::F32, Conv2dVariant::Direct),
+            Err(Error::ExceedsLimit {
+                requested: 4_098,
+                limit: MAX_LAUNCHES,
+                ..
+            })
+        ));
+        let uncapped = Capabilities {
+            loop_limit: None,
+            ..lavapipe()
+        };
+        assert_eq!(
+            geometry(&uncapped, &s, Elem::F32, Conv2dVariant::Direct)
+                .unwrap()
+                .launches,
+            1
+        );
+        assert!(matches!(
+            direct_chunks(MAX_LAUNCHES + 1, 1, u64::MAX, 1),
+            Err(Error::ExceedsLimit { .. })
+        ));
+        assert_eq!(
+            direct_chunks(MAX_LAUNCHES, 1, u64::MAX, 1).unwrap(),
+            (1, MAX_LAUNCHES)
+        );
+        // A budget that cannot hold one value per launch (the grid-stride
+        // loop's iteration and the value): refused.
+        let tiny = Capabilities {
+            loop_limit: Some(4),
+            ..lavapipe()
+        };
+        assert!(matches!(
+            geometry(&tiny, &spec(5, 5, 3), Elem::F32, Conv2dVariant::Direct),
+            Err(Error::ExceedsLimit { .. })
+        ));
+        assert!(matches!(
+            direct_chunks(9, 2, 3, u64::MAX),
+            Err(Error::ExceedsLimit { .. })
+        ));
+        assert_eq!(direct_chunks(9, 2, 4, u64::MAX).unwrap(), (1, 9));
+        // Past u32 positions and indices, as the other variants.
+        assert!(matches!(
+            geometry(
+                &uncapped,
+                &spec(65_536, 65_536, 3),
+                Elem::U8,
+                Conv2dVariant::Direct
+            ),
+            Err(Error::ExceedsLimit { .. })
+        ));
+        let wide = Conv2dSpec {
+            kw: u32::MAX as usize,
+            kh: 1,
+            ..spec(1, 1, 1)
+        };
+        assert!(matches!(
+            geometry(&uncapped, &wide, Elem::F32, Conv2dVariant::Direct),
+            Err(Error::ExceedsLimit { .. })
+        ));
     }
 
     #[test]
@@ -956,9 +1365,10 @@ mod tests {
                 } else {
                     Conv2dVariant::Global128x32
                 };
+                assert_eq!(order.last(), Some(&Conv2dVariant::Direct), "{order:?}");
                 if api == Api::Cpu {
                     assert_eq!(order[0], halo_first, "{api:?} {device_type:?}");
-                    assert!(order[9..].iter().all(|v| v.global()), "{order:?}");
+                    assert!(order[9..11].iter().all(|v| v.global()), "{order:?}");
                 } else {
                     assert_eq!(order[0], global_first, "{api:?} {device_type:?}");
                     assert!(order[1].global());

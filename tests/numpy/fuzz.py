@@ -197,13 +197,26 @@ def make_case(rng):
     if op == "conv1d":
         n = size(rng, 1 << 20)
         taps = 2 * int(rng.integers(0, 32)) + 1
+        if rng.random() < 0.15:
+            # A filter past what shared memory or a register window holds
+            # (the `direct` variant), over a signal short enough for numpy.
+            taps = 2 * int(rng.integers(32, 10_001)) + 1
+            n = min(n, max(1, 20_000_000 // SHRINK // taps))
         x, w = values(rng, n, kind), values(rng, taps, "exact" if kind == "exact" else "uniform")
+        if kind == "exact" and taps > 1023:
+            w = rng.integers(-1, 2, taps).astype(np.float32)  # sums stay below 2^24
         exact, _, bound = conv(x[None, :], w[None, :], "constant")
         bound = 0.0 if kind == "exact" else bound[0]
         return Case(f"conv1d n={n} taps={taps} {kind}", ["conv1d"], [x, w], lambda g: bounded(g, exact[0], bound))
     if op == "conv2d":
         h, w_ = size(rng, 700), size(rng, 700)
         fh, fw = 2 * int(rng.integers(0, 6)) + 1, 2 * int(rng.integers(0, 6)) + 1
+        if rng.random() < 0.15:
+            # A filter past what shared memory or registers hold (the
+            # `direct` variant), over an image small enough for numpy.
+            fh, fw = 2 * int(rng.integers(0, 60)) + 1, 2 * int(rng.integers(0, 60)) + 1
+            while h * w_ * fh * fw > 15_000_000 // SHRINK:
+                h, w_ = max(1, h // 2), max(1, w_ // 2)
         border = rng.choice(["zero", "clamp"])
         if rng.random() < 0.3:
             img = rng.integers(0, 256, (h, w_), dtype=np.uint8)
@@ -211,6 +224,8 @@ def make_case(rng):
         else:
             img = values(rng, (h, w_), kind)
         f = values(rng, (fh, fw), "exact" if kind == "exact" else "uniform")
+        if kind == "exact" and fh * fw > 81:
+            f = rng.integers(-1, 2, (fh, fw)).astype(np.float32)  # sums stay below 2^24
         exact, _, bound = conv(img, f, "constant" if border == "zero" else "edge")
         bound = 0.0 if kind == "exact" else bound
         return Case(f"conv2d {img.dtype} {h}x{w_} filter {fh}x{fw} {border} {kind}",
