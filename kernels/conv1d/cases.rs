@@ -349,7 +349,65 @@ fn direct_cases() -> Vec<Case> {
         true,
         direct,
     ));
+    for (len, taps) in [(1, 45), (1_001, 45), (2_053, 257)] {
+        let name = format!("conv1d n={len} taps={taps} in chunks of 1, 7, 44 taps direct");
+        let s = seed(&name);
+        all.push(Case::new(name, OP, ops, true, move || Chunked {
+            conv: Conv::new(random(s, len), random(s ^ 1, taps), direct, false),
+        }));
+    }
     all
+}
+
+/// `direct` in chunks of 1, 7 and 44 taps (more launches than the plan's
+/// own, so every later launch's path runs on devices without a loop cap
+/// too): the same sums in the same order, so the same bits as the plan's
+/// own launches, which are checked against the reference.
+struct Chunked {
+    conv: Conv,
+}
+
+impl Chunked {
+    fn run_plan(&self, backend: &Arc<dyn Backend>, plan: &Conv1dPlan) -> Result<Vec<f32>> {
+        let input = Buffer::from_slice(backend, &self.conv.x)?;
+        let filter = Buffer::from_slice(backend, &self.conv.taps)?;
+        let out = backend.alloc(plan.spec().signal_bytes()?)?;
+        plan.encode(&input, &filter, &out)?;
+        out.read(self.conv.x.len())
+    }
+}
+
+impl Check for Chunked {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let spec = Conv1dSpec {
+            len: self.conv.x.len(),
+            taps: self.conv.taps.len(),
+        };
+        let plan = Conv1dPlan::with_variant(ctx.backend, &spec, Conv1dVariant::Direct)?;
+        let own = self.run_plan(ctx.backend, &plan)?;
+        let v = self.conv.compare(&own);
+        if !v.passed() {
+            return Ok(v);
+        }
+        let mut launches = vec![plan.geometry().launches];
+        for chunk in [1, 7, 44] {
+            let chunked = Conv1dPlan::direct_in_chunks(ctx.backend, &spec, chunk)?;
+            let got = self.run_plan(ctx.backend, &chunked)?;
+            launches.push(chunked.geometry().launches);
+            if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != own[i].to_bits()) {
+                return Ok(Verdict::fail(format!(
+                    "chunks of {chunk} ({} launches): output {i} is {}, {} in the plan's {} launches",
+                    chunked.geometry().launches,
+                    got[i],
+                    own[i],
+                    launches[0]
+                )));
+            }
+        }
+        Ok(Verdict::pass(format!(
+            "the same bits in {launches:?} launches"
+        )))
+    }
 }
 
 /// The `limits` group: the most taps shared memory holds (and one more,

@@ -282,6 +282,17 @@ pub fn geometry(
     spec: &Conv1dSpec,
     variant: Conv1dVariant,
 ) -> Result<Geometry> {
+    geometry_in_chunks(caps, spec, variant, u64::MAX)
+}
+
+/// [`geometry`], the direct variant's chunks at most `most` taps long
+/// (shorter where the loop budget says so; other variants ignore it).
+fn geometry_in_chunks(
+    caps: &Capabilities,
+    spec: &Conv1dSpec,
+    variant: Conv1dVariant,
+    most: u64,
+) -> Result<Geometry> {
     spec.validate()?;
     let n = u64::from(u32_param("conv1d signal length", spec.len as u64)?);
     let taps = u64::from(u32_param("conv1d filter taps", spec.taps as u64)?);
@@ -330,7 +341,7 @@ pub fn geometry(
         )?;
         // The longest chunk within the budget, then the fewest launches of
         // it, evened out (no longer, and no more launches).
-        let longest = (budget / tiles_per_group - 1).min(taps);
+        let longest = (budget / tiles_per_group - 1).min(taps).min(most.max(1));
         let launches = taps.div_ceil(longest);
         check_limit(
             "conv1d launches of the direct variant (chunks of taps within the loop budget)",
@@ -449,6 +460,31 @@ impl Conv1dPlan {
         variant: Conv1dVariant,
     ) -> Result<Self> {
         let geometry = geometry(&backend.info().caps, spec, variant)?;
+        Self::build(backend, spec, variant, geometry)
+    }
+
+    /// `direct` with at most `chunk` taps per launch (fewer where the loop
+    /// budget says so): the same sums, in the same order, over more
+    /// launches, which conformance compares with the plan's own (on devices
+    /// without a loop cap the plan makes one launch, and this is what runs
+    /// the later launches' path there).
+    pub(crate) fn direct_in_chunks(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv1dSpec,
+        chunk: u64,
+    ) -> Result<Self> {
+        let variant = Conv1dVariant::Direct;
+        let geometry = geometry_in_chunks(&backend.info().caps, spec, variant, chunk)?;
+        Self::build(backend, spec, variant, geometry)
+    }
+
+    /// Compile `variant` for `geometry` (checked) and set out its launches.
+    fn build(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv1dSpec,
+        variant: Conv1dVariant,
+        geometry: Geometry,
+    ) -> Result<Self> {
         let taps = spec.taps as u64;
         let launch = Launch {
             groups: geometry.groups,
