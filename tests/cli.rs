@@ -1044,6 +1044,19 @@ fn report_merge_refuses_what_it_cannot_read() {
 /// own output; an error must stay one line on stderr.
 #[test]
 fn no_runtime_dir_noise_without_xdg_runtime_dir() {
+    // The private directory rosetta points the variable at, made by this
+    // user with a umask's permissions (what `mkdir -p` gives): it is made
+    // private and used, not skipped (the noise came back when it was).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let uid = std::fs::metadata("/proc/self").unwrap().uid();
+        let dir = std::env::temp_dir().join(format!("rosetta-runtime-{uid}"));
+        let _ = std::fs::create_dir(&dir);
+        if std::fs::metadata(&dir).is_ok_and(|m| m.uid() == uid) {
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_rosetta"))
             .args(args)

@@ -23,9 +23,19 @@ pub fn ensure() {
     let dir: PathBuf = std::env::temp_dir().join(format!("rosetta-runtime-{uid}"));
     let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
     // Only a directory this user owns and no one else can enter: another
-    // user may have made one of that name first.
+    // user may have made one of that name first. One this user made with
+    // looser permissions (`mkdir -p` under a umask of 022, say) is made
+    // private first, as `mkdir -m 0700` would have made it: else
+    // libwayland's lines came back. (/tmp's sticky bit keeps others from
+    // swapping the directory for a link in between.)
+    let owned = |m: &std::fs::Metadata| m.is_dir() && m.uid() == uid;
+    if std::fs::symlink_metadata(&dir)
+        .is_ok_and(|m| owned(&m) && m.permissions().mode() & 0o077 != 0)
+    {
+        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+    }
     let ours = std::fs::symlink_metadata(&dir)
-        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o077 == 0);
+        .is_ok_and(|m| owned(&m) && m.permissions().mode() & 0o077 == 0);
     if ours {
         // Called first thing in `main`, before this process starts any
         // thread, so nothing reads the environment while it changes.
