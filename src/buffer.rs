@@ -109,11 +109,10 @@ impl<T: Element> DeviceBuffer<T> {
     /// Require `other` to live on the same device.
     pub(crate) fn same_device<U: Element>(&self, other: &DeviceBuffer<U>) -> Result<()> {
         if self.buffer.tag() != other.buffer.tag() {
-            return Err(rosetta_core::Error::ForeignHandle {
-                what: "buffer",
-                owner: format!("{} {}", other.device_info().id(), other.buffer.tag()),
-                device: format!("{} {}", self.device_info().id(), self.buffer.tag()),
-            }
+            return Err(rosetta_core::Error::foreign_buffer(
+                &other.buffer,
+                self.backend().as_ref(),
+            )
             .into());
         }
         Ok(())

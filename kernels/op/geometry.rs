@@ -62,13 +62,7 @@ pub fn check_binding(
     bytes: u64,
 ) -> Result<()> {
     if buffer.tag() != backend.tag() {
-        // With the tags, as the checked layer words it: two openings of one
-        // device share an id.
-        return Err(Error::ForeignHandle {
-            what: "buffer",
-            owner: format!("{} {}", buffer.backend().info().id(), buffer.tag()),
-            device: format!("{} {}", backend.info().id(), backend.tag()),
-        });
+        return Err(Error::foreign_buffer(buffer, backend.as_ref()));
     }
     if buffer.bytes() < bytes {
         return Err(Error::ShapeMismatch(format!(

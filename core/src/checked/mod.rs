@@ -98,14 +98,11 @@ impl<D: Driver> Checked<D> {
     /// A handle of the device opened as `owner_tag` (`owner`: its id, where
     /// known) used on this one.
     fn foreign(&self, what: &'static str, owner: Option<String>, owner_tag: DeviceTag) -> Error {
-        Error::ForeignHandle {
+        Error::foreign_handle(
             what,
-            owner: match owner {
-                Some(id) => format!("{id} {owner_tag}"),
-                None => owner_tag.to_string(),
-            },
-            device: format!("{} {}", self.info.id(), self.tag),
-        }
+            (owner.as_deref(), owner_tag),
+            (&self.info.id(), self.tag),
+        )
     }
 
     /// The driver's buffer behind a handle of this device.
