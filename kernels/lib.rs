@@ -56,6 +56,15 @@ pub fn find(name: &str) -> Option<&'static dyn Op> {
         .find(|op| op.name().eq_ignore_ascii_case(name))
 }
 
+/// The op called `name` (whatever its case), or the message that names
+/// every op: what the CLI and the library say for a name that is none.
+pub fn find_op(name: &str) -> Result<&'static dyn Op, String> {
+    find(name).ok_or_else(|| {
+        let known: Vec<&str> = ops().iter().map(|o| o.name()).collect();
+        format!("unknown op '{name}' (ops: {})", known.join(", "))
+    })
+}
+
 pub use op::{big_log2, exactly, roofline_words};
 
 /// A kernel builder with the op folder's source files, one per text
@@ -117,6 +126,19 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn ops_are_found_whatever_their_case_and_a_wrong_name_lists_them() {
+        assert_eq!(find_op("MatMul").map(|o| o.name()), Ok("matmul"));
+        let message = find_op("convolve").map(|o| o.name()).unwrap_err();
+        assert!(
+            message.starts_with("unknown op 'convolve' (ops: "),
+            "{message}"
+        );
+        for op in ops() {
+            assert!(message.contains(op.name()), "{message}");
         }
     }
 

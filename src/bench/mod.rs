@@ -103,8 +103,8 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
         options.ops.is_empty() || options.ops.iter().any(|o| o.eq_ignore_ascii_case(name))
     };
     for name in &options.ops {
-        if !name.eq_ignore_ascii_case(CHAIN) && rosetta_kernels::find(name).is_none() {
-            return Err(Error::Usage(format!("unknown op '{name}'")));
+        if !name.eq_ignore_ascii_case(CHAIN) {
+            rosetta_kernels::find_op(name).map_err(Error::Usage)?;
         }
     }
     for op in rosetta_kernels::ops() {

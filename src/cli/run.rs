@@ -79,13 +79,8 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
         write!(out, "{}", list_ops())?;
         return Ok(Outcome::Success);
     }
-    let Some(op) = rosetta::kernels::find(name) else {
-        let known: Vec<&str> = rosetta::kernels::ops().iter().map(|o| o.name()).collect();
-        return Err(Failure::Usage(format!(
-            "unknown op '{name}' (ops: {}; see 'rosetta run --help')",
-            known.join(", ")
-        )));
-    };
+    let op = rosetta::kernels::find_op(name)
+        .map_err(|e| Failure::Usage(format!("{e}; see 'rosetta run --help'")))?;
     let spec = op.cli();
     let matches = match command(op, &spec).try_get_matches_from(&args) {
         Ok(m) => m,

@@ -27,17 +27,9 @@ pub fn check_ops(ops: &[String]) -> Result<Vec<String>, Failure> {
             if name.eq_ignore_ascii_case(rosetta::bench::CHAIN) {
                 return Ok(rosetta::bench::CHAIN.to_string());
             }
-            match rosetta::kernels::find(name) {
-                Some(op) => Ok(op.name().to_string()),
-                None => {
-                    let known: Vec<&str> =
-                        rosetta::kernels::ops().iter().map(|o| o.name()).collect();
-                    Err(Failure::Usage(format!(
-                        "unknown op '{name}' (ops: {})",
-                        known.join(", ")
-                    )))
-                }
-            }
+            rosetta::kernels::find_op(name)
+                .map(|op| op.name().to_string())
+                .map_err(Failure::Usage)
         })
         .collect()
 }
