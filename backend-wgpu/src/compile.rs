@@ -174,12 +174,7 @@ impl Compiler {
         };
         // The entry point is the def's name: a source without it is the
         // caller's mistake (one line, a usage error), as on every API.
-        let has_entry = module
-            .naga
-            .entry_points
-            .iter()
-            .any(|e| e.name == def.name() && e.stage == naga::ShaderStage::Compute);
-        if !has_entry {
+        if compute_entry(&module.naga, def.name()).is_none() {
             return Err(Error::InvalidArgument(format!(
                 "kernel '{label}': the WGSL has no compute entry point named '{}' (a kernel's \
                  entry point is its name)",
@@ -347,6 +342,18 @@ struct Resolved {
     min_binding_bytes: Vec<(u32, u64)>,
 }
 
+/// The compute entry point called `name` and its index in `module`.
+fn compute_entry<'m>(
+    module: &'m naga::Module,
+    name: &str,
+) -> Option<(usize, &'m naga::EntryPoint)> {
+    module
+        .entry_points
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.name == name && e.stage == naga::ShaderStage::Compute)
+}
+
 /// The kernel's declarations with the spec's constants applied.
 fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, String> {
     let mut constants = naga::back::PipelineConstants::default();
@@ -382,11 +389,7 @@ fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, 
     layouter
         .update(resolved.to_ctx())
         .map_err(|e| format!("laying out types: {e}"))?;
-    let (index, entry_point) = resolved
-        .entry_points
-        .iter()
-        .enumerate()
-        .find(|(_, e)| e.name == entry && e.stage == naga::ShaderStage::Compute)
+    let (index, entry_point) = compute_entry(&resolved, entry)
         .ok_or_else(|| format!("no compute entry point '{entry}'"))?;
     let uses = info.get_entry_point(index);
     let mut shared_bytes = 0u64;
