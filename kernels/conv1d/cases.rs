@@ -199,18 +199,7 @@ pub fn cases() -> Vec<Case> {
                 conv: Conv::new(random(s, len), random(s ^ 1, taps), Some(variant), false),
             }));
         }
-        // An infinite first or last tap: over the zero border it multiplies
-        // a zero, so the outputs there are NaN (0 · Inf), the others ±Inf;
-        // a kernel that skipped the border's taps would give finite values.
-        let infinite: [(&str, Values); 2] = [
-            (" +Inf first tap", |s, n| {
-                inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
-            }),
-            (" -Inf last tap", |s, n| {
-                inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
-            }),
-        ];
-        for (label, filter) in infinite {
+        for (label, filter) in INFINITE_TAPS {
             all.push(case(
                 ops,
                 1_027,
@@ -296,6 +285,18 @@ pub fn cases() -> Vec<Case> {
     all
 }
 
+/// Filters with an infinite first or last tap: over the zero border it
+/// multiplies a zero, so the outputs there are NaN (0 · Inf), the others
+/// ±Inf; a kernel that skipped the border's taps would give finite values.
+const INFINITE_TAPS: [(&str, Values); 2] = [
+    (" +Inf first tap", |s, n| {
+        inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
+    }),
+    (" -Inf last tap", |s, n| {
+        inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
+    }),
+];
+
 /// The direct sum, forced, beyond what every variant gets: single values,
 /// primes, filters longer than the signal, filters past what shared memory
 /// holds on a 32 KiB device (about 4 080 taps on lavapipe), and filters the
@@ -326,15 +327,7 @@ fn direct_cases() -> Vec<Case> {
             conv: Conv::new(random(s, len), random(s ^ 1, taps), direct, false),
         }));
     }
-    let infinite: [(&str, Values); 2] = [
-        (" +Inf first tap", |s, n| {
-            inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
-        }),
-        (" -Inf last tap", |s, n| {
-            inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
-        }),
-    ];
-    for (label, filter) in infinite {
+    for (label, filter) in INFINITE_TAPS {
         all.push(case(
             ops, 10_007, 8_193, label, random, filter, false, direct,
         ));
