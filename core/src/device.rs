@@ -164,6 +164,18 @@ pub struct PoolStats {
     pub pooled_bytes: u64,
 }
 
+impl Error {
+    /// A buffer made on another device (or opening) than `device`.
+    pub fn foreign_buffer(buffer: &Buffer, device: &dyn Backend) -> Error {
+        let owner = buffer.backend().info().id();
+        Error::foreign_handle(
+            "buffer",
+            (Some(&owner), &buffer.tag()),
+            (&device.info().id(), &device.tag()),
+        )
+    }
+}
+
 /// One allocation on one device; freed (or pooled) on drop.
 ///
 /// A `Buffer` keeps its device alive. It knows its size but not its element

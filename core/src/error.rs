@@ -162,13 +162,15 @@ pub enum ErrorKind {
 
 impl Error {
     /// `what` made on the device opened as `owner_tag` (`owner_id`: its id,
-    /// where known) used on `device` (its id) opened as `device_tag`: each
-    /// side named by id and `#N`, since two openings of one device share an
-    /// id. Every [`Error::ForeignHandle`] is made here.
+    /// where known) used on `device` (its id) opened as `device_tag` (the
+    /// tags are [`crate::DeviceTag`]s): each side named by id and `#N`,
+    /// since two openings of one device share an id. Every
+    /// [`Error::ForeignHandle`] is made here (buffers through
+    /// `Error::foreign_buffer`).
     pub fn foreign_handle(
         what: &'static str,
-        (owner_id, owner_tag): (Option<&str>, crate::DeviceTag),
-        (device_id, device_tag): (&str, crate::DeviceTag),
+        (owner_id, owner_tag): (Option<&str>, &dyn std::fmt::Display),
+        (device_id, device_tag): (&str, &dyn std::fmt::Display),
     ) -> Error {
         Error::ForeignHandle {
             what,
@@ -178,16 +180,6 @@ impl Error {
             },
             device: format!("{device_id} {device_tag}"),
         }
-    }
-
-    /// A buffer made on another device (or opening) than `device`.
-    pub fn foreign_buffer(buffer: &crate::Buffer, device: &dyn crate::Backend) -> Error {
-        let owner = buffer.backend().info().id();
-        Error::foreign_handle(
-            "buffer",
-            (Some(&owner), buffer.tag()),
-            (&device.info().id(), device.tag()),
-        )
     }
 
     /// Sort the error into what a caller can act on.

@@ -100,8 +100,8 @@ impl<D: Driver> Checked<D> {
     fn foreign(&self, what: &'static str, owner: Option<String>, owner_tag: DeviceTag) -> Error {
         Error::foreign_handle(
             what,
-            (owner.as_deref(), owner_tag),
-            (&self.info.id(), self.tag),
+            (owner.as_deref(), &owner_tag),
+            (&self.info.id(), &self.tag),
         )
     }
 
