@@ -186,3 +186,66 @@ fn plans_refuse_to_write_what_they_read_before_touching_it() {
     }
     assert!(checked >= 4, "the CPU backend is always there");
 }
+
+/// Filters past what shared memory or a register window holds (the
+/// convolutions' `direct` variant) through the facade, on every device:
+/// all-ones data, so every output is a count of filter values over the input,
+/// exact in f32 — a dropped tap, row or launch shows.
+#[test]
+fn filters_of_any_size_run_through_the_facade() {
+    use rosetta::{Border, Conv2dSpec};
+    let found = discover(&Api::ALL);
+    for device in found.devices() {
+        let id = device.info().id();
+        // conv1d: 20 001 taps over 5 003 values (zero border).
+        let (n, taps) = (5_003usize, 20_001usize);
+        let radius = taps / 2;
+        let expected: Vec<f32> = (0..n)
+            .map(|i| {
+                (0..taps)
+                    .filter(|&j| (i + j).checked_sub(radius).is_some_and(|p| p < n))
+                    .count() as f32
+            })
+            .collect();
+        let got = device.conv1d(&vec![1.0; n], &vec![1.0; taps]).unwrap();
+        assert_eq!(got, expected, "{id}: conv1d of {taps} taps");
+        let signal = device.upload(&vec![1.0f32; n]).unwrap();
+        let filter = device.upload(&vec![1.0f32; taps]).unwrap();
+        let got = signal.conv1d(&filter).unwrap().to_vec().unwrap();
+        assert_eq!(got, expected, "{id}: conv1d of {taps} taps, device buffers");
+        // conv2d: 67 × 65 over a 19 × 23 u8 image of ones; clamped, every
+        // output counts the whole filter.
+        let spec = Conv2dSpec {
+            height: 19,
+            width: 23,
+            kh: 67,
+            kw: 65,
+            border: Border::Clamp,
+        };
+        let got = device
+            .conv2d_u8(&[1u8; 19 * 23], &vec![1.0; 67 * 65], &spec)
+            .unwrap();
+        assert_eq!(
+            got,
+            vec![(67 * 65) as f32; 19 * 23],
+            "{id}: conv2d 67x65 clamp"
+        );
+        // The zero border: output (y, x) counts the filter's values over the image.
+        let spec = Conv2dSpec {
+            border: Border::Zero,
+            ..spec
+        };
+        let inside = |p: usize, k: usize, len: usize| {
+            (0..k)
+                .filter(|&t| (p + t).checked_sub(k / 2).is_some_and(|q| q < len))
+                .count()
+        };
+        let expected: Vec<f32> = (0..19 * 23)
+            .map(|o| (inside(o / 23, 67, 19) * inside(o % 23, 65, 23)) as f32)
+            .collect();
+        let got = device
+            .conv2d(&vec![1.0; 19 * 23], &vec![1.0; 67 * 65], &spec)
+            .unwrap();
+        assert_eq!(got, expected, "{id}: conv2d 67x65 zero");
+    }
+}
