@@ -65,7 +65,7 @@
 //! c. store the sum in `out[o]`.
 //!
 //! The plan splits the taps into consecutive chunks `[f_begin, f_end)`, one
-//! launch each in order ([`plan::direct_chunks`]), so no invocation loops
+//! launch each in order ([`crate::op::split_in_chunks`]), so no invocation loops
 //! past the device's loop budget; launches on one backend run in order,
 //! each seeing the previous one's stores, so every split sums the taps in
 //! the order of one pass and gives the same bits. One launch where the

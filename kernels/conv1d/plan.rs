@@ -4,8 +4,10 @@
 
 use super::spec::Conv1dSpec;
 use crate::op::{
-    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+    check_apart, check_binding, chunk_ranges, preferred_group_size, prepare_kernel,
+    split_in_chunks, u32_param, ChunkLimits, TuningCache,
 };
+pub use crate::op::{direct_loop_iterations, MAX_DIRECT_LAUNCHES};
 use rosetta_core::{
     check_limit, grid_2d, Backend, Buffer, Capabilities, Error, Kernel, Launch, Result,
 };
@@ -37,18 +39,13 @@ pub enum Conv1dVariant {
     /// One output per invocation summing the taps straight from global
     /// memory: no shared memory, no private arrays, filters of any length
     /// (split over launches to stay within the loop budget, see
-    /// [`direct_chunks`]). The fallback for filters nothing else holds; slow.
+    /// [`chunk_ranges`]). The fallback for filters nothing else holds; slow.
     Direct,
 }
 
 /// The most taps the window variants hold in registers: 33 taps, a window of
 /// 36 values (4 halo vectors on each side).
 pub const MAX_WINDOW_TAPS: u64 = 33;
-
-/// The most launches the direct variant splits a filter over (chunks of taps
-/// within the loop budget); a filter that needs more is refused with
-/// `ExceedsLimit`. On lavapipe (16 382 taps per launch) about 67 million taps.
-pub const MAX_DIRECT_LAUNCHES: u64 = 4096;
 
 impl Conv1dVariant {
     /// Every variant.
@@ -199,20 +196,11 @@ pub fn window_loop_iterations(taps: u64, items: u32, tiles_per_group: u64) -> u6
     taps + tiles_per_group * (1 + vectors * (1 + window + 4 * taps + 4))
 }
 
-/// Loop iterations one invocation of the direct kernel runs in one launch
-/// of `chunk` taps, counted generously (every loop as written, nested loops
-/// multiplied): per tile the tile loop and the chunk's taps.
-pub fn direct_loop_iterations(chunk: u64, tiles_per_group: u64) -> u64 {
-    tiles_per_group * (1 + chunk)
-}
-
-/// The direct variant's split of `taps` taps into launches of at most
-/// `chunk` each: consecutive ranges `[f_begin, f_end)` covering `[0, taps)`
-/// in order, none empty.
-pub fn direct_chunks(taps: u64, chunk: u64) -> impl Iterator<Item = (u64, u64)> {
-    let chunk = chunk.max(1);
-    (0..taps.div_ceil(chunk)).map(move |i| (i * chunk, ((i + 1) * chunk).min(taps)))
-}
+/// What the direct variant's split refuses, in conv1d's words.
+const DIRECT_LIMITS: ChunkLimits = ChunkLimits {
+    one_value: "conv1d loop iterations per invocation of a one-tap chunk (direct)",
+    launches: "conv1d launches of the direct variant (chunks of taps within the loop budget)",
+};
 
 /// Launch geometry of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,7 +222,7 @@ pub struct Geometry {
     /// The direct sum from global memory (no shared memory).
     pub direct: bool,
     /// Taps per launch: all of them but for the direct variant, whose last
-    /// launch may take fewer ([`direct_chunks`]).
+    /// launch may take fewer ([`chunk_ranges`]).
     pub chunk: u64,
     /// Launches, one per chunk of taps: 1 but for the direct variant.
     pub launches: u64,
@@ -258,7 +246,7 @@ impl Geometry {
     /// The launches' ranges of taps `[f_begin, f_end)`, in order (one range
     /// of every tap but for the direct variant).
     pub fn chunks(&self, taps: u64) -> impl Iterator<Item = (u64, u64)> {
-        direct_chunks(taps, self.chunk)
+        chunk_ranges(taps, self.chunk)
     }
 }
 
@@ -274,7 +262,7 @@ impl Geometry {
 ///
 /// The direct variant (tiles of one output per invocation) splits the taps
 /// into the fewest launches whose chunks keep every invocation within the
-/// loop budget, of equal length but the last ([`direct_chunks`]); one
+/// loop budget, of equal length but the last ([`chunk_ranges`]); one
 /// launch where the device has no loop cap. Refused when even a one-tap
 /// chunk does not fit or more than [`MAX_DIRECT_LAUNCHES`] are needed.
 pub fn geometry(
@@ -334,22 +322,7 @@ fn geometry_in_chunks(
     let tiles_per_group = tiles.div_ceil(total);
     let budget = caps.loop_budget();
     let (chunk, launches) = if variant.direct() {
-        check_limit(
-            "conv1d loop iterations per invocation of a one-tap chunk (direct)",
-            direct_loop_iterations(1, tiles_per_group),
-            budget,
-        )?;
-        // The longest chunk within the budget, then the fewest launches of
-        // it, evened out (no longer, and no more launches).
-        let longest = (budget / tiles_per_group - 1).min(taps).min(most.max(1));
-        let launches = taps.div_ceil(longest);
-        check_limit(
-            "conv1d launches of the direct variant (chunks of taps within the loop budget)",
-            launches,
-            MAX_DIRECT_LAUNCHES,
-        )?;
-        let chunk = taps.div_ceil(launches);
-        (chunk, taps.div_ceil(chunk))
+        split_in_chunks(taps, tiles_per_group, budget, most, &DIRECT_LIMITS)?
     } else {
         (taps, 1)
     };

@@ -6,7 +6,7 @@
 use super::plan::{conv2d_f32, conv2d_u8};
 use super::plan::{
     conv2d_slice, filter_chunks, geometry, max_square_filter, Conv2dPlan, Conv2dVariant,
-    GLOBAL_MAX_KW, MAX_LAUNCHES,
+    GLOBAL_MAX_KW, MAX_DIRECT_LAUNCHES,
 };
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
 use crate::op::{
@@ -1253,13 +1253,13 @@ fn error_cases() -> Vec<Case> {
     let argument = |e: &Error| matches!(e, Error::InvalidArgument(_));
     let unsupported = |e: &Error| matches!(e, Error::Unsupported { .. });
     vec![
-        // `direct` makes at most MAX_LAUNCHES launches: one more (a filter
+        // `direct` makes at most MAX_DIRECT_LAUNCHES launches: one more (a filter
         // of 4097 values in chunks of one) is refused when planned.
         rejects(
             "a direct plan of more launches than the cap (4097 chunks of one filter value)",
             "ExceedsLimit",
             |ctx| {
-                let s = spec(3, 5, 1, MAX_LAUNCHES as usize + 1, Border::Zero);
+                let s = spec(3, 5, 1, MAX_DIRECT_LAUNCHES as usize + 1, Border::Zero);
                 Conv2dPlan::direct_in_chunks(ctx.backend, &s, Elem::F32, 1).map(drop)
             },
             |e| matches!(e, Error::ExceedsLimit { .. }),

@@ -127,7 +127,7 @@
 //!   `tile16x8`, `tile8x8`, any filter shared memory holds.
 //! - `direct`: one output per invocation, the filter straight from global
 //!   memory in chunks over launches, any filter size (at most
-//!   [`plan::MAX_LAUNCHES`] launches); slow, so last in every default
+//!   [`plan::MAX_DIRECT_LAUNCHES`] launches); slow, so last in every default
 //!   order.
 //!
 //! Halo-tile workgroups are the preferred size (256), or the tile's size
@@ -149,7 +149,7 @@
 //!   filter size is refused as such: a filter no other variant holds runs
 //!   through `direct`, which refuses only u32 overflows (more than 2^32 − 1
 //!   filter values, `width + KW` or `height + KH` past u32) and filters
-//!   that need more than [`plan::MAX_LAUNCHES`] launches within the loop
+//!   that need more than [`plan::MAX_DIRECT_LAUNCHES`] launches within the loop
 //!   budget (on llvmpipe, about 67 million values)
 //!   ([`plan::direct_geometry`]).
 //! - Loops: on drivers that stop loops silently (llvmpipe), every invocation

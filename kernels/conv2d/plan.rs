@@ -4,8 +4,10 @@
 
 use super::spec::{check_image_elem, Conv2dSpec, Pixel};
 use crate::op::{
-    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+    check_apart, check_binding, chunk_ranges, preferred_group_size, prepare_kernel,
+    split_in_chunks, u32_param, ChunkLimits, TuningCache,
 };
+pub use crate::op::{direct_loop_iterations, MAX_DIRECT_LAUNCHES};
 use rosetta_core::{
     check_limit, grid_2d, Backend, Buffer, Capabilities, Elem, Element, Error, Kernel, Launch,
     Result,
@@ -40,7 +42,7 @@ use std::sync::Arc;
 ///   straight from global memory, any filter size. The filter's values are
 ///   split into consecutive chunks, one launch each, so that no invocation
 ///   loops past the device's loop budget (one launch where there is no
-///   cap; at most [`MAX_LAUNCHES`]). The fallback for filters nothing else
+///   cap; at most [`MAX_DIRECT_LAUNCHES`]). The fallback for filters nothing else
 ///   holds, and slow: last in every [`Conv2dVariant::default_order`].
 ///
 /// All sum each output's products in the same order (filter row by row,
@@ -89,11 +91,6 @@ pub const GLOBAL_MAX_KW: u64 = 17;
 /// The workgroup size of the `global*` variants: 32 vectors across a tile
 /// (`COLUMNS` in the kernels) by 8 rows of invocations.
 pub const GLOBAL_GROUP_SIZE: u32 = 256;
-
-/// The most launches (filter chunks) a `direct` plan makes: a filter that
-/// needs more within the device's loop budget is
-/// [`Error::ExceedsLimit`] (on lavapipe, about 67 million filter values).
-pub const MAX_LAUNCHES: u64 = 4096;
 
 impl Conv2dVariant {
     /// Every variant: the windows from global memory, the register windows
@@ -396,43 +393,21 @@ pub fn global_loop_iterations((kh, kw): (u64, u64), rows: u64, tiles_per_group: 
     kh * kw + tiles_per_group * (1 + rows + 4 * rows + (rows + kh - 1) * per_row)
 }
 
-/// Loop iterations one invocation of `direct` runs in one launch, counted
-/// generously: the grid-stride loop over its `blocks_per_group` outputs,
-/// each with one iteration of its own and `chunk` filter values (nothing
-/// else loops).
-pub fn direct_loop_iterations(chunk: u64, blocks_per_group: u64) -> u64 {
-    blocks_per_group.saturating_mul(chunk.saturating_add(1))
-}
-
 /// The filter chunks of `direct` for `filter_values` values, at most
 /// `most` per launch where `blocks_per_group` blocks of outputs fall to each
-/// workgroup, within `budget` loop iterations per invocation (see
-/// [`direct_loop_iterations`]): `(chunk, launches)`, consecutive chunks of
-/// `chunk` values (the last one may hold fewer; none is empty), as even as
-/// the launch count allows. [`Error::ExceedsLimit`] where even one value per
-/// launch exceeds the budget, or the filter needs more than
-/// [`MAX_LAUNCHES`] launches.
+/// workgroup, within `budget` loop iterations per invocation:
+/// [`split_in_chunks`] in conv2d's words.
 pub fn direct_chunks(
     filter_values: u64,
     blocks_per_group: u64,
     budget: u64,
     most: u64,
 ) -> Result<(u64, u64)> {
-    check_limit(
-        "conv2d direct loop iterations per invocation with one filter value per launch (the driver stops longer loops silently)",
-        direct_loop_iterations(1, blocks_per_group),
-        budget,
-    )?;
-    let within = (budget / blocks_per_group.max(1)).saturating_sub(1);
-    let most = within.min(most).max(1);
-    let launches = filter_values.max(1).div_ceil(most);
-    check_limit(
-        "conv2d direct launches (filter chunks within the loop budget)",
-        launches,
-        MAX_LAUNCHES,
-    )?;
-    let chunk = filter_values.max(1).div_ceil(launches);
-    Ok((chunk, filter_values.max(1).div_ceil(chunk)))
+    const LIMITS: ChunkLimits = ChunkLimits {
+        one_value: "conv2d direct loop iterations per invocation with one filter value per launch (the driver stops longer loops silently)",
+        launches: "conv2d direct launches (filter chunks within the loop budget)",
+    };
+    split_in_chunks(filter_values, blocks_per_group, budget, most, &LIMITS)
 }
 
 /// The filter values `[f_begin, f_end)` of each launch of a plan with
@@ -440,10 +415,7 @@ pub fn direct_chunks(
 /// order, covering them exactly (one range, the whole filter, for every
 /// variant but `direct`).
 pub fn filter_chunks(geometry: &Geometry, filter_values: u64) -> Vec<(u64, u64)> {
-    let chunk = geometry.chunk.max(1);
-    (0..filter_values.div_ceil(chunk))
-        .map(|i| (i * chunk, ((i + 1) * chunk).min(filter_values)))
-        .collect()
+    chunk_ranges(filter_values, geometry.chunk).collect()
 }
 
 /// Launch geometry of one plan.
@@ -707,7 +679,7 @@ impl Conv2dPlan {
     /// Plan for `elem` pixels (f32 or u8) with the tuned variant for this
     /// device and shape, or the first of [`Conv2dVariant::default_order`]
     /// that fits the device and filter (`direct`, last, takes any filter
-    /// the u32 indices and [`MAX_LAUNCHES`] allow).
+    /// the u32 indices and [`MAX_DIRECT_LAUNCHES`] allow).
     pub fn new(backend: &Arc<dyn Backend>, spec: &Conv2dSpec, elem: Elem) -> Result<Self> {
         spec.validate()?;
         check_image_elem(elem)?;
@@ -1129,7 +1101,7 @@ mod tests {
     fn check_chunks(caps: &Capabilities, g: &Geometry, values: u64) {
         let chunks = filter_chunks(g, values);
         assert_eq!(chunks.len() as u64, g.launches, "{g:?}");
-        assert!(g.launches <= MAX_LAUNCHES);
+        assert!(g.launches <= MAX_DIRECT_LAUNCHES);
         let per_group = g.tiles[0].div_ceil(g.total_groups());
         let mut next = 0;
         for &(begin, end) in &chunks {
@@ -1212,7 +1184,7 @@ mod tests {
             geometry(&caps, &s, Elem::F32, Conv2dVariant::Direct),
             Err(Error::ExceedsLimit {
                 requested: 4_098,
-                limit: MAX_LAUNCHES,
+                limit: MAX_DIRECT_LAUNCHES,
                 ..
             })
         ));
@@ -1227,12 +1199,12 @@ mod tests {
             1
         );
         assert!(matches!(
-            direct_chunks(MAX_LAUNCHES + 1, 1, u64::MAX, 1),
+            direct_chunks(MAX_DIRECT_LAUNCHES + 1, 1, u64::MAX, 1),
             Err(Error::ExceedsLimit { .. })
         ));
         assert_eq!(
-            direct_chunks(MAX_LAUNCHES, 1, u64::MAX, 1).unwrap(),
-            (1, MAX_LAUNCHES)
+            direct_chunks(MAX_DIRECT_LAUNCHES, 1, u64::MAX, 1).unwrap(),
+            (1, MAX_DIRECT_LAUNCHES)
         );
         // A budget that cannot hold one value per launch (the grid-stride
         // loop's iteration and the value): refused.

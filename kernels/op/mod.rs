@@ -10,6 +10,7 @@
 
 mod array;
 mod case;
+mod chunks;
 mod cli;
 mod exact;
 mod geometry;
@@ -22,6 +23,9 @@ pub use array::{exactly, wrong_type, ArrayData, HostArray};
 pub use case::{
     compare_bounded, compare_exact, fingerprint, seed, Case, CaseGroup, Check, Context,
     GeometryAudit, Rejects, Status, Verdict,
+};
+pub use chunks::{
+    chunk_ranges, direct_loop_iterations, split_in_chunks, ChunkLimits, MAX_DIRECT_LAUNCHES,
 };
 pub use cli::{CliOption, CliSpec, OptionKind, Options};
 pub use exact::Exact;
