@@ -232,6 +232,9 @@ impl Geometry {
 
 /// How the groups' values become the result.
 enum Passes {
+    /// No values: `encode` writes +0 and launches nothing (no kernel is
+    /// built).
+    Empty,
     /// One group: it writes the result.
     OneGroup,
     /// The first launch writes one value per group to `partials`, a second
@@ -248,7 +251,8 @@ pub struct ReducePlan {
     spec: ReduceSpec,
     variant: ReduceVariant,
     tuned: bool,
-    kernel: Kernel,
+    /// `None` for an empty input, which launches nothing.
+    kernel: Option<Kernel>,
     first: Launch,
     last: Launch,
     passes: Passes,
@@ -292,6 +296,22 @@ impl ReducePlan {
             ));
         }
         u32_param("reduce length (elements)", spec.len as u64)?;
+        if spec.len == 0 {
+            // The sum of nothing is written by `encode` (min and max of
+            // nothing are refused by `validate`): no kernel to build.
+            let none = Launch::linear(1, 1, 0);
+            return Ok(ReducePlan {
+                backend: Arc::clone(backend),
+                spec: *spec,
+                variant,
+                tuned: false,
+                kernel: None,
+                first: none,
+                last: none,
+                passes: Passes::Empty,
+                scratch: backend.alloc(4)?,
+            });
+        }
         let Geometry { group_size, groups } =
             Geometry::for_device(backend.info(), spec.len as u64)?;
         let shared_bytes = group_size * 4;
@@ -337,7 +357,7 @@ impl ReducePlan {
             spec: *spec,
             variant,
             tuned: false,
-            kernel,
+            kernel: Some(kernel),
             first,
             last,
             passes,
@@ -371,12 +391,12 @@ impl ReducePlan {
         )?;
         check_binding(&self.backend, "reduce output", output, 4)?;
         check_apart("reduce", ("output", output), &[("input", input)])?;
-        if n == 0 {
-            // The sum of no values is +0 (numpy's too), where the kernels
-            // would return their identity (−0 for f32); min and max of
-            // nothing are refused by the spec.
+        let Some(kernel) = &self.kernel else {
+            // No values (`Passes::Empty`): the sum is +0 (numpy's too),
+            // where the kernels would return their identity (−0 for f32);
+            // min and max of nothing are refused by the spec.
             return output.write_bytes(0, &[0; 4]);
-        }
+        };
         let backend = &self.backend;
         let scratch = &self.scratch;
         // SAFETY: the kernel reads elements below `n` of its input (which
@@ -391,13 +411,14 @@ impl ReducePlan {
         // launch reads `groups` partials and writes word 0 of `output`.
         unsafe {
             match &self.passes {
+                Passes::Empty => Ok(()),
                 Passes::OneGroup | Passes::LastGroup => {
-                    backend.launch(&self.kernel, &self.first, &[input, output, scratch], &[n])
+                    backend.launch(kernel, &self.first, &[input, output, scratch], &[n])
                 }
                 Passes::Two { partials } => {
-                    backend.launch(&self.kernel, &self.first, &[input, partials, scratch], &[n])?;
+                    backend.launch(kernel, &self.first, &[input, partials, scratch], &[n])?;
                     backend.launch(
-                        &self.kernel,
+                        kernel,
                         &self.last,
                         &[partials, output, scratch],
                         &[self.first.groups[0]],
@@ -407,9 +428,10 @@ impl ReducePlan {
         }
     }
 
-    /// Launches per [`encode`](Self::encode): 1 or 2.
+    /// Launches per [`encode`](Self::encode): 0 (no values), 1 or 2.
     pub fn launches(&self) -> usize {
         match self.passes {
+            Passes::Empty => 0,
             Passes::OneGroup | Passes::LastGroup => 1,
             Passes::Two { .. } => 2,
         }

@@ -31,3 +31,33 @@ fn quick_cases_pass_on_the_cpu() {
     assert!(ran > 50, "only {ran} quick cases");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A sum of no values builds no kernel and launches nothing: the plan
+/// writes +0 itself, whatever the output held (the kernels' f32 identity
+/// is −0).
+#[test]
+fn an_empty_sum_launches_nothing_and_writes_plus_zero() {
+    use rosetta_kernels::reduce::{ReduceOp, ReducePlan, ReduceSpec};
+    let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+    for elem in [rosetta_core::Elem::F32, rosetta_core::Elem::U32] {
+        let spec = ReduceSpec {
+            elem,
+            op: ReduceOp::Sum,
+            len: 0,
+        };
+        let plan = ReducePlan::new(&backend, &spec).unwrap();
+        assert_eq!(plan.launches(), 0);
+        let input = backend.alloc(4).unwrap();
+        let output = backend.alloc(4).unwrap();
+        output.write(&[0x8000_0000u32]).unwrap();
+        plan.encode(&input, &output).unwrap();
+        assert_eq!(output.read::<u32>(1).unwrap()[0], 0, "{elem}");
+    }
+    // Min and max of nothing stay refused.
+    let min = ReduceSpec {
+        elem: rosetta_core::Elem::F32,
+        op: ReduceOp::Min,
+        len: 0,
+    };
+    assert!(ReducePlan::new(&backend, &min).is_err());
+}
