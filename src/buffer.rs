@@ -1,7 +1,7 @@
 //! `DeviceBuffer<T>`: typed data that stays on one device, so chains of ops
 //! run without a host round trip between them.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use rosetta_core::{Backend, Buffer, DeviceInfo, Element};
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -19,9 +19,7 @@ pub struct DeviceBuffer<T: Element> {
 impl<T: Element> DeviceBuffer<T> {
     /// Wrap a raw buffer holding at least `len` values of `T`.
     pub fn from_raw(buffer: Buffer, len: usize) -> Result<Self> {
-        let bytes = (len as u64)
-            .checked_mul(std::mem::size_of::<T>() as u64)
-            .ok_or_else(|| Error::Usage(format!("{len} values overflow a buffer size")))?;
+        let bytes = rosetta_core::bytes_of(T::ELEM, len)?;
         if buffer.bytes() < bytes {
             return Err(rosetta_core::Error::ShapeMismatch(format!(
                 "a buffer of {} bytes cannot hold {len} {} values",

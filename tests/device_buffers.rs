@@ -249,3 +249,42 @@ fn filters_of_any_size_run_through_the_facade() {
         assert_eq!(got, expected, "{id}: conv2d 67x65 zero");
     }
 }
+
+/// Sizes from user input are checked before anything is allocated, and the
+/// same mistake gives the same error whichever call makes it: a length
+/// whose bytes overflow u64 is an invalid argument (a usage error) through
+/// `zeros` and `from_raw` alike; one past the device's largest buffer is
+/// over that device's limit (kind `Device`: another device may hold it).
+#[test]
+fn oversized_buffers_are_refused_alike() {
+    use rosetta::core::Error as CoreError;
+    use rosetta::{DeviceBuffer, Error};
+    let found = discover(&Api::ALL);
+    for device in found.devices() {
+        let id = device.info().id();
+        let device_error = |e: Error| match e {
+            Error::Device(e) => e,
+            other => panic!("{id}: {other:?} is not a device error"),
+        };
+        let overflow = device_error(device.zeros::<f32>(usize::MAX).err().unwrap());
+        assert!(
+            matches!(overflow, CoreError::InvalidArgument(_)),
+            "{id}: {overflow:?}"
+        );
+        let raw = || device.backend().alloc(16).unwrap();
+        let raw_overflow = DeviceBuffer::<f32>::from_raw(raw(), usize::MAX);
+        let raw_overflow = device_error(raw_overflow.err().unwrap());
+        assert_eq!(raw_overflow.to_string(), overflow.to_string(), "{id}");
+        let too_long = DeviceBuffer::<f32>::from_raw(raw(), 5).err().unwrap();
+        assert!(too_long.is_usage(), "{id}: {too_long:?}");
+        let limit = device.info().caps.max_buffer_bytes;
+        let past = usize::try_from(limit / 4 + 1).unwrap();
+        let over = device_error(device.zeros::<f32>(past).err().unwrap());
+        assert!(
+            matches!(over, CoreError::ExceedsLimit { .. }),
+            "{id}: {over:?}"
+        );
+        assert!(overflow.is_usage(), "{id}");
+        assert_eq!(over.kind(), rosetta::ErrorKind::Device, "{id}");
+    }
+}
