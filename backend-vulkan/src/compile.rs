@@ -166,7 +166,14 @@ impl Compiler {
             for &value in values {
                 key = key.u64(u64::from(value));
             }
-            Some(crate::fold::fold(source, values).map_err(&compile_error)?)
+            Some(crate::fold::fold(source, values).map_err(|why| {
+                compile_error(format!(
+                    "{why} ({} folds only one-line `layout(constant_id = N) const uint NAME = \
+                     DEFAULT;` declarations, and the source is not compiled until they fold; \
+                     unset it to build this kernel)",
+                    crate::validation::FOLD_ENV
+                ))
+            })?)
         } else {
             None
         };

@@ -508,11 +508,20 @@ impl Module {
             }
         }
         for (&id, constant) in &self.constants {
-            if let Constant::Spec { boolean: false, .. } = constant {
+            if let Constant::Spec { boolean, .. } = constant {
                 let Some(spec_id) = self.decoration_value(id, decoration::SPEC_ID) else {
                     continue;
                 };
+                // An id no value is given for would keep the source's
+                // default silently, whatever the caller set.
                 if spec_id >= interface.constants {
+                    return Err(format!(
+                        "specialization constant {spec_id} is none of the kernel's: its \
+                         constant_ids are 0 (GROUP_SIZE) to {} (its constants in order)",
+                        interface.constants.saturating_sub(1)
+                    ));
+                }
+                if *boolean {
                     continue;
                 }
                 // Constants are 32-bit words: a float one would take the
@@ -967,6 +976,34 @@ mod tests {
             .unwrap_err()
             .text()
             .contains("not a 32-bit integer"));
+    }
+
+    /// A constant_id past the kernel's constants gets no value: refused,
+    /// where it used to keep the source's default whatever was set (uint,
+    /// int and bool alike).
+    #[test]
+    fn constants_without_a_value_are_refused() {
+        for ty in ["uint", "int", "bool"] {
+            let value = if ty == "bool" { "false" } else { "0" };
+            let m = compile(&format!(
+                "{HEADER}layout(constant_id = 7) const {ty} C = {value};\n\
+                 layout(set = 0, binding = 0) buffer A {{ uint a[]; }};\n\
+                 void main() {{ a[0] = uint(C) + ITEMS; }}\n"
+            ));
+            let rejected = m.check(&Allowed::default(), &interface(1, 0)).unwrap_err();
+            let why = rejected.text();
+            assert!(
+                why.contains("specialization constant 7 is none of the kernel's")
+                    && why.contains("0 (GROUP_SIZE) to 1"),
+                "{ty}: {why}"
+            );
+            // With eight constants it is the last one's: accepted.
+            let eight = Interface {
+                constants: 8,
+                ..interface(1, 0)
+            };
+            m.check(&Allowed::default(), &eight).unwrap();
+        }
     }
 
     #[test]
