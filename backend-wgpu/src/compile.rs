@@ -201,14 +201,13 @@ impl Compiler {
             resolved.shared_bytes,
             limits.max_compute_workgroup_storage_size.into(),
         )?;
+        check_bindings(&label, def.bindings(), &resolved)?;
         let min_binding_bytes =
             storage_minimums(&label, def.bindings().len(), def.params().len(), &resolved)?;
         let layout = self.layout(gpu, def.bindings(), params_bytes)?;
 
-        let constants: Vec<(&str, f64)> = spec
-            .constants()
-            .map(|(name, value)| (name, f64::from(value)))
-            .collect();
+        let values = override_values(&module.naga, spec);
+        let constants: Vec<(&str, f64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let (pipeline, error) = crate::errors::scoped(&gpu.device, || {
             gpu.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -340,6 +339,9 @@ struct Resolved {
     /// size of its type (one element of a runtime-sized array), what wgpu
     /// checks the bound range against when the batch is submitted.
     min_binding_bytes: Vec<(u32, u64)>,
+    /// The resource bindings the entry point uses: group, binding, and
+    /// the address space declared.
+    used_bindings: Vec<(u32, u32, naga::AddressSpace)>,
 }
 
 /// The compute entry point called `name` and its index in `module`.
@@ -354,11 +356,37 @@ fn compute_entry<'m>(
         .find(|(_, e)| e.name == name && e.stage == naga::ShaderStage::Compute)
 }
 
+/// The spec's constants as override values, by name. A constant is a
+/// 32-bit word: an `i32` override takes its bits (0xFFFFFFFF is −1), as
+/// GLSL's `int` spec constants, CUDA's and OpenCL C's `-D` macros in an
+/// `int` do; any other override takes the word's value (naga refused an
+/// `i32` above 2^31 − 1 with a message naming neither the constant nor
+/// the range, so a negative constant could not reach WGSL).
+fn override_values(module: &naga::Module, spec: &KernelSpec) -> Vec<(String, f64)> {
+    spec.constants()
+        .map(|(name, value)| {
+            let signed = module.overrides.iter().any(|(_, o)| {
+                o.name.as_deref() == Some(name)
+                    && matches!(
+                        module.types[o.ty].inner,
+                        naga::TypeInner::Scalar(naga::Scalar::I32)
+                    )
+            });
+            let value = if signed {
+                f64::from(value as i32)
+            } else {
+                f64::from(value)
+            };
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
 /// The kernel's declarations with the spec's constants applied.
 fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, String> {
     let mut constants = naga::back::PipelineConstants::default();
-    for (name, value) in spec.constants() {
-        constants.insert(name.to_string(), f64::from(value));
+    for (name, value) in override_values(&module.naga, spec) {
+        constants.insert(name, value);
     }
     // naga 30 panics on some valid modules here (an override initialised
     // from other overrides, declared after a workgroup array sized by
@@ -394,14 +422,18 @@ fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, 
     let uses = info.get_entry_point(index);
     let mut shared_bytes = 0u64;
     let mut min_binding_bytes = Vec::new();
+    let mut used_bindings = Vec::new();
     for (handle, var) in resolved.global_variables.iter() {
         let layout = &layouter[var.ty];
         if var.space == naga::AddressSpace::WorkGroup {
             let align = u64::from(layout.alignment.round_up(1));
             shared_bytes = shared_bytes.div_ceil(align) * align + u64::from(layout.size);
         }
-        let binding = var.binding.as_ref().filter(|b| b.group == 0);
-        if let Some(binding) = binding.filter(|_| !uses[handle].is_empty()) {
+        let Some(binding) = var.binding.as_ref().filter(|_| !uses[handle].is_empty()) else {
+            continue;
+        };
+        used_bindings.push((binding.group, binding.binding, var.space));
+        if binding.group == 0 {
             min_binding_bytes.push((binding.binding, u64::from(layout.size)));
         }
     }
@@ -410,7 +442,51 @@ fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, 
         shared_bytes,
         workgroup_size,
         min_binding_bytes,
+        used_bindings,
     })
+}
+
+/// The bindings the kernel uses against its interface: storage buffers at
+/// `@group(0) @binding(0..)`, read-only ones declared `read`, then the
+/// params' uniform struct. Otherwise wgpu refuses the pipeline with a
+/// validation report of many lines (a `Failure`), where this is the
+/// caller's mistake, said in one line.
+fn check_bindings(label: &str, bindings: &[Access], resolved: &Resolved) -> Result<()> {
+    let storage = bindings.len() as u32;
+    let refuse = |why: String| {
+        Err(Error::InvalidArgument(format!(
+            "kernel '{label}': {why} (its interface: storage buffers at @group(0) \
+             @binding(0..{storage}), then the params' var<uniform> at @binding({storage}))"
+        )))
+    };
+    for &(group, binding, space) in &resolved.used_bindings {
+        if group != 0 {
+            return refuse(format!("it uses @group({group}) @binding({binding})"));
+        }
+        match (bindings.get(binding as usize), space) {
+            (Some(access), naga::AddressSpace::Storage { access: declared }) => {
+                if *access == Access::Read && declared.contains(naga::StorageAccess::STORE) {
+                    return refuse(format!(
+                        "binding {binding} is read-only but declared read_write; declare it \
+                         var<storage, read>"
+                    ));
+                }
+            }
+            (Some(_), _) => {
+                return refuse(format!(
+                    "binding {binding} is a buffer but not declared var<storage, ...>"
+                ))
+            }
+            (None, naga::AddressSpace::Uniform) if binding == storage => {}
+            (None, _) if binding == storage => {
+                return refuse(format!(
+                    "binding {binding} holds the params but is not declared var<uniform>"
+                ))
+            }
+            (None, _) => return refuse(format!("it uses @binding({binding})")),
+        }
+    }
+    Ok(())
 }
 
 /// The least bytes of each storage binding `0..storage` (0 where unused),
