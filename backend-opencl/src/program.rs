@@ -233,16 +233,10 @@ fn from_binary(
 
 /// Read what launches need from a created kernel, and refuse one the device
 /// cannot run at its `GROUP_SIZE`.
-fn finish(device: &Device<'_>, spec: &KernelSpec, kernel: Kernel) -> Result<Compiled> {
-    let info = |param| sys::kernel_work_group_info(&kernel, device.id, param);
-    let max_group = info(CL_KERNEL_WORK_GROUP_SIZE).map_err(Failure::error)?;
-    let static_local_bytes = info(CL_KERNEL_LOCAL_MEM_SIZE).map_err(Failure::error)?;
-    tracing::debug!(
-        kernel = %spec.label(),
-        max_group,
-        static_local_bytes,
-        "opencl: kernel created"
-    );
+fn finish(device: &Device<'_>, spec: &KernelSpec, mut kernel: Kernel) -> Result<Compiled> {
+    let info = |kernel: &Kernel, param| sys::kernel_work_group_info(kernel, device.id, param);
+    let max_group = info(&kernel, CL_KERNEL_WORK_GROUP_SIZE).map_err(Failure::error)?;
+    let unset_local_bytes = info(&kernel, CL_KERNEL_LOCAL_MEM_SIZE).map_err(Failure::error)?;
     let group = u64::from(spec.group_size());
     // A `reqd_work_group_size` other than GROUP_SIZE: every launch would fail
     // with CL_INVALID_WORK_GROUP_SIZE; say why here, once.
@@ -277,6 +271,22 @@ fn finish(device: &Device<'_>, spec: &KernelSpec, kernel: Kernel) -> Result<Comp
             }
         )));
     }
+    check_arguments(spec, &mut kernel)?;
+    let static_local_bytes = if def.dynamic_shared() {
+        own_local_bytes(&mut kernel, declared - 1, unset_local_bytes, |k| {
+            info(k, CL_KERNEL_LOCAL_MEM_SIZE)
+        })
+        .map_err(Failure::error)?
+    } else {
+        unset_local_bytes
+    };
+    tracing::debug!(
+        kernel = %spec.label(),
+        max_group,
+        unset_local_bytes,
+        static_local_bytes,
+        "opencl: kernel created"
+    );
     // Its own `__local` arrays beyond the device's: every launch would fail
     // (or, on PoCL, run them from host memory past its reported limit).
     if static_local_bytes > device.target.local_bytes {
@@ -302,6 +312,75 @@ fn finish(device: &Device<'_>, spec: &KernelSpec, kernel: Kernel) -> Result<Comp
         static_local_bytes,
     })
 }
+
+/// The `__local` memory a kernel with a trailing `__local` argument (at
+/// `index`) uses beside that argument. `CL_KERNEL_LOCAL_MEM_SIZE` counts
+/// the arguments' sizes, and an argument not set yet as 0 by the
+/// specification — but NVIDIA's OpenCL reports 1 byte for a kernel whose
+/// only `__local` memory is an unset argument, and 16 more than the
+/// argument once it is set (H100, driver 580; a launch whose argument
+/// takes the full 48 KiB fails there with `CL_OUT_OF_RESOURCES`, so the
+/// 16 bytes are real). So the argument is set to
+/// [`PROBE_LOCAL_BYTES`] and the size read again: what it reports beyond
+/// the argument is the kernel's own (the first reading where a driver
+/// does not count the argument at all). The driver still refuses a launch
+/// over its limit itself; this is the check that says why first.
+fn own_local_bytes(
+    kernel: &mut Kernel,
+    index: u32,
+    unset: u64,
+    local_mem_size: impl Fn(&Kernel) -> std::result::Result<u64, Failure>,
+) -> std::result::Result<u64, Failure> {
+    sys::set_arg_local(kernel, index, PROBE_LOCAL_BYTES as usize)?;
+    let with_probe = local_mem_size(kernel)?;
+    Ok(with_probe.checked_sub(PROBE_LOCAL_BYTES).unwrap_or(unset))
+}
+
+/// Set every argument once as the interface will (a null buffer for each
+/// binding, a word for each param, the `__local` block), so that a source
+/// that declares another type (a `ulong` param, a `__local` or by-value
+/// binding) is refused here, naming the argument, and not at its first
+/// launch as a bare `clSetKernelArg` failure.
+fn check_arguments(spec: &KernelSpec, kernel: &mut Kernel) -> Result<()> {
+    let def = spec.def();
+    let bindings = def.bindings().len() as u32;
+    let params = def.params();
+    let interface = format!(
+        "its interface is {bindings} `__global` buffers, then {} `uint` params{}",
+        params.len(),
+        if def.dynamic_shared() {
+            ", then a `__local` pointer"
+        } else {
+            ""
+        }
+    );
+    let refuse = |index: u32, role: String, failure: Failure| {
+        Error::InvalidArgument(format!(
+            "kernel '{}' argument {index} ({role}) is not what the interface passes \
+             ({failure}); {interface}",
+            spec.label()
+        ))
+    };
+    for index in 0..bindings {
+        sys::set_arg_null_mem(kernel, index)
+            .map_err(|f| refuse(index, format!("binding {index}"), f))?;
+    }
+    for (i, name) in params.iter().enumerate() {
+        let index = bindings + i as u32;
+        sys::set_arg_word(kernel, index, 0)
+            .map_err(|f| refuse(index, format!("param '{name}'"), f))?;
+    }
+    if def.dynamic_shared() {
+        let index = bindings + params.len() as u32;
+        sys::set_arg_local(kernel, index, 4)
+            .map_err(|f| refuse(index, "the __local block".into(), f))?;
+    }
+    Ok(())
+}
+
+/// The size [`own_local_bytes`] gives the `__local` argument while it
+/// reads the kernel's own.
+const PROBE_LOCAL_BYTES: u64 = 1024;
 
 #[cfg(test)]
 mod tests {

@@ -777,6 +777,26 @@ pub(crate) fn set_arg_mem(kernel: &mut Kernel, index: u32, mem: &Mem) -> Result<
     check("clSetKernelArg", code)
 }
 
+/// Set argument `index` of `kernel` to a null buffer, which OpenCL allows
+/// for a `__global` or `__constant` pointer (and refuses for anything
+/// else): how a kernel's interface is checked before its first launch.
+pub(crate) fn set_arg_null_mem(kernel: &mut Kernel, index: u32) -> Result<(), Failure> {
+    let null: ffi::cl_mem = ptr::null_mut();
+    // SAFETY: the value is a null `cl_mem`, read during the call, which the
+    // API accepts for a buffer argument and refuses (`CL_INVALID_ARG_SIZE`
+    // / `_VALUE`) for others. Exclusive access to the kernel (`&mut`)
+    // keeps other threads out; every launch sets every argument again.
+    let code = unsafe {
+        ffi::clSetKernelArg(
+            kernel.0,
+            index,
+            std::mem::size_of::<ffi::cl_mem>(),
+            (&null as *const ffi::cl_mem).cast::<c_void>(),
+        )
+    };
+    check("clSetKernelArg", code)
+}
+
 /// Set argument `index` of `kernel` to a 32-bit word (`uint`, `int`, `float`).
 pub(crate) fn set_arg_word(kernel: &mut Kernel, index: u32, word: u32) -> Result<(), Failure> {
     // SAFETY: 4 bytes read during the call; the API checks the argument's
