@@ -184,7 +184,7 @@ fn check_range(lo: f64, hi: f64, bins: u32) -> Result<()> {
         return invalid(if lo < hi {
             "too narrow for its bins (both ends round to one f32 value)"
         } else if lo == hi {
-            "too narrow for its bins (equal ends: widening an empty range by ±0.5 leaves them equal at this magnitude)"
+            "too narrow for its bins (equal ends; a range taken from data whose values are all equal is widened by ±0.5 first, which at this magnitude changes neither end)"
         } else {
             "the range is reversed"
         });
