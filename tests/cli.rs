@@ -303,6 +303,20 @@ fn bench_json_compare_and_html() {
         .all(|r| r.status == rosetta::bench::Status::Ok && r.samples >= 3));
     let page = std::fs::read_to_string(html.join("index.html")).unwrap();
     assert!(page.contains("<svg"), "the page has charts");
+    // Every file written is announced.
+    for file in [
+        json.clone(),
+        html.join("index.html"),
+        html.join("results.json"),
+    ] {
+        assert!(file.exists(), "{}", file.display());
+        let line = format!("wrote {}", file.display());
+        assert!(
+            stderr(&out).contains(&line),
+            "no '{line}' in {}",
+            stderr(&out)
+        );
+    }
     let again = rosetta(&[
         "bench",
         "--backend",
@@ -332,6 +346,14 @@ fn report_writes_html_and_json() {
     let dir = scratch("report");
     let out = rosetta(&["report", "--backend", "cpu", "--out", path(&dir)]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // The devices and the files are the report's output (stdout); stderr
+    // has nothing but `wrote` lines and warnings on a successful run.
+    let noise = stderr(&out);
+    assert!(
+        noise.lines().all(|l| l.starts_with("wrote ")),
+        "stderr: {noise}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("device cpu:0"));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     assert_eq!(json["schema"], rosetta::report::SCHEMA);
@@ -1176,4 +1198,21 @@ fn bench_op_names_ignore_case() {
     assert!(out.status.success(), "{}", stderr(&out));
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("matmul"), "{table}");
+}
+
+/// An unknown `--op` is a usage error that lists what the command takes,
+/// the op chains included (which run by default and `--op chain` selects).
+#[test]
+fn unknown_ops_list_the_ops_and_the_chains() {
+    let out = rosetta(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--size",
+        "small",
+        "--op",
+        "nosuch",
+    ]);
+    assert_usage_error(&out, "unknown op 'nosuch' (ops: copy,");
+    assert_usage_error(&out, "matmul), or chain for the op chains");
 }

@@ -38,6 +38,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     if let Some(dir) = &args.html {
         rosetta::report::write_bench_html(dir, &report)?;
         note(format_args!("wrote {}", dir.join("index.html").display()));
+        note(format_args!("wrote {}", dir.join("results.json").display()));
     }
     if let Some(baseline) = &baseline {
         let comparisons = bench::compare(baseline, &report).map_err(|e| match e {

@@ -73,7 +73,7 @@ enum Command {
         /// Devices to benchmark (default: all).
         #[arg(long = "backend", value_name = "SEL")]
         backends: Vec<String>,
-        /// Ops to benchmark (default: all); the copy roofline and the launch floor always run.
+        /// Ops to benchmark, or `chain` for the op chains (default: all ops and the chains); the copy roofline and the launch floor always run.
         #[arg(long = "op", value_name = "OP")]
         ops: Vec<String>,
         /// Size preset: large is the reference table on GPUs.

@@ -3,7 +3,7 @@
 //! `rosetta report --merge`: one page from result files of several machines.
 
 use super::out::Outcome;
-use super::out::{note, Failure, Out};
+use super::out::{Failure, Out};
 use super::select::select;
 use rosetta::bench::Options;
 use rosetta::kernels::op::Size;
@@ -40,11 +40,7 @@ pub fn run(
         })
         .collect();
     for device in &devices {
-        note(format_args!(
-            "device {} {}",
-            device.info().id(),
-            device.info().name
-        ));
+        writeln!(out, "device {} {}", device.info().id(), device.info().name)?;
     }
     let required: Vec<_> = conform::required_apis()?;
     let missing = conform::missing_required(&required, &devices, &discovery);
