@@ -33,6 +33,21 @@ fn devices_of(api: Api) -> Vec<Device> {
     }
 }
 
+/// Building `spec` on each of `devices` is refused with a one-line usage
+/// error that mentions `why`.
+fn assert_refused(devices: &[Device], spec: &KernelSpec, why: &str) {
+    for device in devices {
+        let id = device.info().id();
+        let e = device
+            .compile(spec)
+            .err()
+            .unwrap_or_else(|| panic!("{id}: accepted"));
+        let text = e.to_string();
+        assert_eq!(e.kind(), rosetta::ErrorKind::Usage, "{id}: {text}");
+        assert!(!text.contains('\n') && text.contains(why), "{id}: {text}");
+    }
+}
+
 #[test]
 fn a_written_read_only_binding_fails_everywhere() {
     let def = KernelDef::builder("copies")
@@ -243,17 +258,7 @@ fn vulkan_refuses_a_constant_id_without_a_value() {
         .unwrap();
     let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("SCALE", 5)]).unwrap();
     let devices = devices_of(Api::Vulkan);
-    for device in &devices {
-        let id = device.info().id();
-        let e = device
-            .compile(&spec)
-            .err()
-            .unwrap_or_else(|| panic!("{id}: accepted"));
-        let text = e.to_string();
-        assert_eq!(e.kind(), rosetta::ErrorKind::Usage, "{id}: {text}");
-        assert!(!text.contains('\n'), "{id}: {text}");
-        assert!(text.contains("specialization constant 7"), "{id}: {text}");
-    }
+    assert_refused(&devices, &spec, "specialization constant 7");
     assert!(!devices.is_empty() || !required(Api::Vulkan));
 }
 
@@ -290,16 +295,7 @@ fn wgsl_binding_mismatches_are_one_line_usage_errors() {
             .build_arc()
             .unwrap();
         let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap();
-        for device in &devices {
-            let id = device.info().id();
-            let e = device
-                .compile(&spec)
-                .err()
-                .unwrap_or_else(|| panic!("{id}: accepted"));
-            let text = e.to_string();
-            assert_eq!(e.kind(), rosetta::ErrorKind::Usage, "{id}: {text}");
-            assert!(!text.contains('\n') && text.contains(why), "{id}: {text}");
-        }
+        assert_refused(&devices, &spec, why);
     }
     assert!(!devices.is_empty() || !required(Api::Wgpu));
 }
@@ -331,16 +327,7 @@ fn opencl_argument_types_are_checked_when_built() {
             .build_arc()
             .unwrap();
         let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64)]).unwrap();
-        for device in &devices {
-            let id = device.info().id();
-            let e = device
-                .compile(&spec)
-                .err()
-                .unwrap_or_else(|| panic!("{id}: accepted"));
-            let text = e.to_string();
-            assert_eq!(e.kind(), rosetta::ErrorKind::Usage, "{id}: {text}");
-            assert!(!text.contains('\n') && text.contains(why), "{id}: {text}");
-        }
+        assert_refused(&devices, &spec, why);
     }
     assert!(!devices.is_empty() || !required(Api::Opencl));
 }

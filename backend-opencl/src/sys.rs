@@ -762,9 +762,21 @@ pub(crate) fn kernel_compile_work_group_size(
 
 /// Set argument `index` of `kernel` to a buffer.
 pub(crate) fn set_arg_mem(kernel: &mut Kernel, index: u32, mem: &Mem) -> Result<(), Failure> {
-    let raw = mem.0;
-    // SAFETY: the value is a `cl_mem`, read during the call; the API checks
-    // that the argument is a buffer (`CL_INVALID_ARG_SIZE`/`_VALUE`).
+    set_arg_handle(kernel, index, mem.0)
+}
+
+/// Set argument `index` of `kernel` to a null buffer, which OpenCL allows
+/// for a `__global` or `__constant` pointer (and refuses for anything
+/// else): how a kernel's interface is checked before its first launch.
+/// Every launch sets every argument again.
+pub(crate) fn set_arg_null_mem(kernel: &mut Kernel, index: u32) -> Result<(), Failure> {
+    set_arg_handle(kernel, index, ptr::null_mut())
+}
+
+fn set_arg_handle(kernel: &mut Kernel, index: u32, raw: ffi::cl_mem) -> Result<(), Failure> {
+    // SAFETY: the value is a `cl_mem` (a live buffer's, or null, which the
+    // API accepts for a buffer argument), read during the call; the API
+    // checks that the argument is a buffer (`CL_INVALID_ARG_SIZE`/`_VALUE`).
     // Exclusive access to the kernel (`&mut`) keeps other threads out.
     let code = unsafe {
         ffi::clSetKernelArg(
@@ -772,26 +784,6 @@ pub(crate) fn set_arg_mem(kernel: &mut Kernel, index: u32, mem: &Mem) -> Result<
             index,
             std::mem::size_of::<ffi::cl_mem>(),
             (&raw as *const ffi::cl_mem).cast::<c_void>(),
-        )
-    };
-    check("clSetKernelArg", code)
-}
-
-/// Set argument `index` of `kernel` to a null buffer, which OpenCL allows
-/// for a `__global` or `__constant` pointer (and refuses for anything
-/// else): how a kernel's interface is checked before its first launch.
-pub(crate) fn set_arg_null_mem(kernel: &mut Kernel, index: u32) -> Result<(), Failure> {
-    let null: ffi::cl_mem = ptr::null_mut();
-    // SAFETY: the value is a null `cl_mem`, read during the call, which the
-    // API accepts for a buffer argument and refuses (`CL_INVALID_ARG_SIZE`
-    // / `_VALUE`) for others. Exclusive access to the kernel (`&mut`)
-    // keeps other threads out; every launch sets every argument again.
-    let code = unsafe {
-        ffi::clSetKernelArg(
-            kernel.0,
-            index,
-            std::mem::size_of::<ffi::cl_mem>(),
-            (&null as *const ffi::cl_mem).cast::<c_void>(),
         )
     };
     check("clSetKernelArg", code)
