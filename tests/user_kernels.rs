@@ -263,31 +263,47 @@ fn vulkan_refuses_a_constant_id_without_a_value() {
 }
 
 /// WGSL whose bindings disagree with the interface: a read-only binding
-/// declared read_write, and a source written for one buffer under an
+/// declared read_write, a written one declared read (wgpu wants the
+/// access exactly), and a source written for one buffer under an
 /// interface of two (its params struct sits where the second buffer is).
 /// wgpu's own refusal is a validation report of many lines; rosetta says
 /// which binding, in one line, as a usage error.
 #[test]
 fn wgsl_binding_mismatches_are_one_line_usage_errors() {
-    let source = "override GROUP_SIZE: u32;\n\
+    let fill = "override GROUP_SIZE: u32;\n\
          struct Params { n: u32 }\n\
          @group(0) @binding(0) var<storage, read_write> words: array<u32>;\n\
          @group(0) @binding(1) var<uniform> params: Params;\n\
          @compute @workgroup_size(GROUP_SIZE)\n\
          fn fill(@builtin(global_invocation_id) id: vec3<u32>) {\n\
          if id.x < params.n { words[id.x] = 1u; } }\n";
+    let copy = "override GROUP_SIZE: u32;\n\
+         struct Params { n: u32 }\n\
+         @group(0) @binding(0) var<storage, read> words: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+         @group(0) @binding(2) var<uniform> params: Params;\n\
+         @compute @workgroup_size(GROUP_SIZE)\n\
+         fn fill(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+         if id.x < params.n { out[id.x] = words[id.x]; } }\n";
     let cases = [
         (
             vec![Access::Read],
+            fill,
             "binding 0 is read-only but declared read_write",
         ),
         (
             vec![Access::ReadWrite, Access::Read],
+            fill,
             "binding 1 is a buffer but not declared var<storage",
+        ),
+        (
+            vec![Access::ReadWrite, Access::ReadWrite],
+            copy,
+            "binding 0 is read_write but declared read",
         ),
     ];
     let devices = devices_of(Api::Wgpu);
-    for (bindings, why) in cases {
+    for (bindings, source, why) in cases {
         let def = KernelDef::builder("fill")
             .bindings(bindings)
             .params(["n"])

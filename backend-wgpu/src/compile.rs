@@ -465,10 +465,18 @@ fn check_bindings(label: &str, bindings: &[Access], resolved: &Resolved) -> Resu
         }
         match (bindings.get(binding as usize), space) {
             (Some(access), naga::AddressSpace::Storage { access: declared }) => {
-                if *access == Access::Read && declared.contains(naga::StorageAccess::STORE) {
+                // wgpu wants the layout's access exactly.
+                let writes = declared.contains(naga::StorageAccess::STORE);
+                if *access == Access::Read && writes {
                     return refuse(format!(
                         "binding {binding} is read-only but declared read_write; declare it \
                          var<storage, read>"
+                    ));
+                }
+                if *access == Access::ReadWrite && !writes {
+                    return refuse(format!(
+                        "binding {binding} is read_write but declared read; declare it \
+                         var<storage, read_write> (or make it Access::Read)"
                     ));
                 }
             }
