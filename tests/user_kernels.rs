@@ -239,7 +239,8 @@ fn signed_constants_take_the_words_bits_everywhere() {
 }
 
 /// A GLSL spec constant whose constant_id the kernel gives no value would
-/// keep the source's default whatever the caller set: refused, one line.
+/// keep the source's default whatever the caller set, and a def constant
+/// the source does not declare would be ignored: both refused, one line.
 #[test]
 fn vulkan_refuses_a_constant_id_without_a_value() {
     let def = KernelDef::builder("unvalued")
@@ -259,6 +260,23 @@ fn vulkan_refuses_a_constant_id_without_a_value() {
     let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("SCALE", 5)]).unwrap();
     let devices = devices_of(Api::Vulkan);
     assert_refused(&devices, &spec, "specialization constant 7");
+    // A def constant the source never declares would be ignored the same
+    // way (SCALE hard-coded instead).
+    let def = KernelDef::builder("unvalued")
+        .constants(["SCALE"])
+        .bindings([Access::ReadWrite])
+        .source(
+            Language::Glsl,
+            "#version 450\n\
+             layout(constant_id = 0) const uint GROUP_SIZE = 64;\n\
+             layout(local_size_x_id = 0) in;\n\
+             layout(set = 0, binding = 0) buffer Words { uint words[]; };\n\
+             void main() { words[gl_GlobalInvocationID.x] = 3u; }\n",
+        )
+        .build_arc()
+        .unwrap();
+    let spec = KernelSpec::new(&def, &[("GROUP_SIZE", 64), ("SCALE", 5)]).unwrap();
+    assert_refused(&devices, &spec, "constant 1 (the def's constants");
     assert!(!devices.is_empty() || !required(Api::Vulkan));
 }
 

@@ -536,6 +536,22 @@ impl Module {
                 }
             }
         }
+        // Every constant given a value has its id in the module: one that
+        // has none would be ignored, whatever the caller set (the ids past
+        // the kernel's are refused above).
+        let declared: std::collections::HashSet<u32> = self
+            .constants
+            .iter()
+            .filter(|(_, c)| matches!(c, Constant::Spec { .. }))
+            .filter_map(|(&id, _)| self.decoration_value(id, decoration::SPEC_ID))
+            .collect();
+        if let Some(missing) = (1..interface.constants).find(|i| !declared.contains(i)) {
+            return Err(format!(
+                "the kernel's constant {missing} (the def's constants take constant_id 1, 2, \
+                 ... in order) is not declared in the source (`layout(constant_id = \
+                 {missing}) const uint NAME = DEFAULT;`): its value would be ignored"
+            ));
+        }
         Ok(())
     }
 
@@ -997,13 +1013,26 @@ mod tests {
                     && why.contains("0 (GROUP_SIZE) to 1"),
                 "{ty}: {why}"
             );
-            // With eight constants it is the last one's: accepted.
+            // With eight constants it is the last one's, but ids 2 to 6
+            // have no declaration: refused for that.
             let eight = Interface {
                 constants: 8,
                 ..interface(1, 0)
             };
-            m.check(&Allowed::default(), &eight).unwrap();
+            let rejected = m.check(&Allowed::default(), &eight).unwrap_err();
+            let why = rejected.text();
+            assert!(
+                why.contains("constant 2 ") && why.contains("ignored"),
+                "{ty}: {why}"
+            );
         }
+        // A constant declared but not used keeps its declaration (glslang
+        // emits every spec constant): accepted.
+        let unused = compile(&format!(
+            "{HEADER}layout(set = 0, binding = 0) buffer A {{ uint a[]; }};\n\
+             void main() {{ a[0] = 1u; }}\n"
+        ));
+        unused.check(&Allowed::default(), &interface(1, 0)).unwrap();
     }
 
     #[test]
