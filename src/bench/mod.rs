@@ -91,6 +91,18 @@ pub struct Progress<'a> {
 /// run with every op when no `--op` is given.
 pub const CHAIN: &str = "chain";
 
+/// The name an `--op` selects, as the op spells it (names match whatever
+/// their case: `MATMUL` is `matmul`), or [`CHAIN`]; else the message that
+/// names them all.
+pub fn op_name(name: &str) -> std::result::Result<&'static str, String> {
+    if name.eq_ignore_ascii_case(CHAIN) {
+        return Ok(CHAIN);
+    }
+    rosetta_kernels::find_op(name)
+        .map(|op| op.name())
+        .map_err(|why| format!("{why}, or {CHAIN} for the op chains"))
+}
+
 /// The workloads of a preset for one device: the copy roofline and the
 /// launch floor first, then each selected op's.
 pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
@@ -103,9 +115,7 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
         options.ops.is_empty() || options.ops.iter().any(|o| o.eq_ignore_ascii_case(name))
     };
     for name in &options.ops {
-        if !name.eq_ignore_ascii_case(CHAIN) {
-            rosetta_kernels::find_op(name).map_err(Error::Usage)?;
-        }
+        op_name(name).map_err(Error::Usage)?;
     }
     for op in rosetta_kernels::ops() {
         if op.name() != "copy" && selected(op.name()) {

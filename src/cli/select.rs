@@ -18,20 +18,15 @@ pub fn select(selectors: &[String]) -> rosetta::Result<(rosetta::Discovery, Vec<
     Ok((discovery, devices))
 }
 
-/// Check `--op` names against the list of ops and `chain` (the op chains,
-/// which the benchmark runs and the tuner says have no variants); a usage
-/// error otherwise. Returns them as the ops spell them (names match
-/// whatever their case: `--op MATMUL` is `matmul`).
+/// Check `--op` names (`rosetta::bench::op_name`: the ops and `chain`, the
+/// op chains, which the benchmark runs and the tuner says have no
+/// variants); a usage error otherwise. Returns them as the ops spell them.
 pub fn check_ops(ops: &[String]) -> Result<Vec<String>, Failure> {
-    let chain = rosetta::bench::CHAIN;
     ops.iter()
         .map(|name| {
-            if name.eq_ignore_ascii_case(chain) {
-                return Ok(chain.to_string());
-            }
-            rosetta::kernels::find_op(name)
-                .map(|op| op.name().to_string())
-                .map_err(|why| Failure::Usage(format!("{why}, or {chain} for the op chains")))
+            rosetta::bench::op_name(name)
+                .map(str::to_string)
+                .map_err(Failure::Usage)
         })
         .collect()
 }
