@@ -181,7 +181,8 @@ impl Compiler {
                 def.name()
             )));
         }
-        let resolved = resolve(&module, def.name(), spec).map_err(|log| Error::Compile {
+        let values = override_values(&module.naga, spec);
+        let resolved = resolve(&module, def.name(), &values).map_err(|log| Error::Compile {
             api: Api::Wgpu,
             kernel: label.clone(),
             log,
@@ -206,7 +207,6 @@ impl Compiler {
             storage_minimums(&label, def.bindings().len(), def.params().len(), &resolved)?;
         let layout = self.layout(gpu, def.bindings(), params_bytes)?;
 
-        let values = override_values(&module.naga, spec);
         let constants: Vec<(&str, f64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let (pipeline, error) = crate::errors::scoped(&gpu.device, || {
             gpu.device
@@ -382,12 +382,10 @@ fn override_values(module: &naga::Module, spec: &KernelSpec) -> Vec<(String, f64
         .collect()
 }
 
-/// The kernel's declarations with the spec's constants applied.
-fn resolve(module: &Module, entry: &str, spec: &KernelSpec) -> Result<Resolved, String> {
-    let mut constants = naga::back::PipelineConstants::default();
-    for (name, value) in override_values(&module.naga, spec) {
-        constants.insert(name, value);
-    }
+/// The kernel's declarations with the spec's constants (`values`, from
+/// [`override_values`]) applied.
+fn resolve(module: &Module, entry: &str, values: &[(String, f64)]) -> Result<Resolved, String> {
+    let constants: naga::back::PipelineConstants = values.iter().cloned().collect();
     // naga 30 panics on some valid modules here (an override initialised
     // from other overrides, declared after a workgroup array sized by
     // overrides): a user's kernel must get an error, not abort the caller.
