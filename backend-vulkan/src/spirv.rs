@@ -507,11 +507,14 @@ impl Module {
                 }
             }
         }
+        // The constant ids the module declares (each checked below).
+        let mut declared = std::collections::HashSet::new();
         for (&id, constant) in &self.constants {
             if let Constant::Spec { boolean, .. } = constant {
                 let Some(spec_id) = self.decoration_value(id, decoration::SPEC_ID) else {
                     continue;
                 };
+                declared.insert(spec_id);
                 // An id no value is given for would keep the source's
                 // default silently, whatever the caller set.
                 if spec_id >= interface.constants {
@@ -539,12 +542,6 @@ impl Module {
         // Every constant given a value has its id in the module: one that
         // has none would be ignored, whatever the caller set (the ids past
         // the kernel's are refused above).
-        let declared: std::collections::HashSet<u32> = self
-            .constants
-            .iter()
-            .filter(|(_, c)| matches!(c, Constant::Spec { .. }))
-            .filter_map(|(&id, _)| self.decoration_value(id, decoration::SPEC_ID))
-            .collect();
         if let Some(missing) = (1..interface.constants).find(|i| !declared.contains(i)) {
             return Err(format!(
                 "the kernel's constant {missing} (the def's constants take constant_id 1, 2, \
