@@ -273,10 +273,9 @@ fn finish(device: &Device<'_>, spec: &KernelSpec, mut kernel: Kernel) -> Result<
     }
     check_arguments(spec, &mut kernel)?;
     let static_local_bytes = if def.dynamic_shared() {
-        own_local_bytes(&mut kernel, declared - 1, unset_local_bytes, |k| {
-            info(k, CL_KERNEL_LOCAL_MEM_SIZE)
-        })
-        .map_err(Failure::error)?
+        // `check_arguments` left the `__local` block PROBE_LOCAL_BYTES long.
+        let with_probe = info(&kernel, CL_KERNEL_LOCAL_MEM_SIZE).map_err(Failure::error)?;
+        own_local_bytes(unset_local_bytes, with_probe)
     } else {
         unset_local_bytes
     };
@@ -313,31 +312,30 @@ fn finish(device: &Device<'_>, spec: &KernelSpec, mut kernel: Kernel) -> Result<
     })
 }
 
-/// The `__local` memory a kernel with a trailing `__local` argument (at
-/// `index`) uses beside that argument. `CL_KERNEL_LOCAL_MEM_SIZE` counts
-/// the arguments' sizes, and an argument not set yet as 0 by the
-/// specification — but NVIDIA's OpenCL reports 1 byte for a kernel whose
-/// only `__local` memory is an unset argument, and 16 more than the
-/// argument once it is set (H100, driver 580; a launch whose argument
-/// takes the full 48 KiB fails there with `CL_OUT_OF_RESOURCES`, so the
-/// 16 bytes are real). So the argument is set to
-/// [`PROBE_LOCAL_BYTES`] and the size read again: what it reports beyond
-/// the argument is the kernel's own (the first reading where a driver
-/// does not count the argument at all). The driver still refuses a launch
-/// over its limit itself; this is the check that says why first.
-fn own_local_bytes(
-    kernel: &mut Kernel,
-    index: u32,
-    unset: u64,
-    local_mem_size: impl Fn(&Kernel) -> std::result::Result<u64, Failure>,
-) -> std::result::Result<u64, Failure> {
-    sys::set_arg_local(kernel, index, PROBE_LOCAL_BYTES as usize)?;
-    let with_probe = local_mem_size(kernel)?;
-    Ok(with_probe.checked_sub(PROBE_LOCAL_BYTES).unwrap_or(unset))
+/// The `__local` memory a kernel with a trailing `__local` argument uses
+/// beside that argument, from `CL_KERNEL_LOCAL_MEM_SIZE` read before the
+/// argument is set (`unset`) and with it set to [`PROBE_LOCAL_BYTES`]
+/// (`with_probe`). The size counts the arguments' sizes, and an argument
+/// not set yet as 0 by the specification — but NVIDIA's OpenCL reports 1
+/// byte for a kernel whose only `__local` memory is an unset argument, and
+/// 16 more than the argument once it is set (H100, driver 580; a launch
+/// whose argument takes the full 48 KiB fails there with
+/// `CL_OUT_OF_RESOURCES`, so the 16 bytes are real). So what the second
+/// reading reports beyond the argument is the kernel's own; a driver whose
+/// second reading does not grow by about the argument does not count it,
+/// and its first reading is the kernel's own. The driver still refuses a
+/// launch over its limit itself; this is the check that says why first.
+fn own_local_bytes(unset: u64, with_probe: u64) -> u64 {
+    if with_probe >= unset.saturating_add(PROBE_LOCAL_BYTES / 2) {
+        with_probe.saturating_sub(PROBE_LOCAL_BYTES)
+    } else {
+        unset
+    }
 }
 
 /// Set every argument once as the interface will (a null buffer for each
-/// binding, a word for each param, the `__local` block), so that a source
+/// binding, a word for each param, the `__local` block, left
+/// [`PROBE_LOCAL_BYTES`] long for [`own_local_bytes`]), so that a source
 /// that declares another type (a `ulong` param, a `__local` or by-value
 /// binding) is refused here, naming the argument, and not at its first
 /// launch as a bare `clSetKernelArg` failure.
@@ -372,20 +370,34 @@ fn check_arguments(spec: &KernelSpec, kernel: &mut Kernel) -> Result<()> {
     }
     if def.dynamic_shared() {
         let index = bindings + params.len() as u32;
-        sys::set_arg_local(kernel, index, 4)
+        sys::set_arg_local(kernel, index, PROBE_LOCAL_BYTES as usize)
             .map_err(|f| refuse(index, "the __local block".into(), f))?;
     }
     Ok(())
 }
 
-/// The size [`own_local_bytes`] gives the `__local` argument while it
-/// reads the kernel's own.
+/// The size the `__local` argument has while [`own_local_bytes`]'s second
+/// reading is taken.
 const PROBE_LOCAL_BYTES: u64 = 1024;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rosetta_core::{Access, KernelDef};
+
+    /// The kernel's own `__local` bytes from the two readings: NVIDIA's
+    /// (1 unset, 16 beyond the argument), the specification's (0, and the
+    /// argument), a kernel with its own arrays, and a driver that does not
+    /// count the argument at all.
+    #[test]
+    fn own_local_bytes_are_what_the_argument_does_not_explain() {
+        let probe = PROBE_LOCAL_BYTES;
+        assert_eq!(own_local_bytes(1, probe + 16), 16);
+        assert_eq!(own_local_bytes(0, probe), 0);
+        assert_eq!(own_local_bytes(4096, 4096 + probe), 4096);
+        assert_eq!(own_local_bytes(4096, 4096), 4096);
+        assert_eq!(own_local_bytes(0, 0), 0);
+    }
 
     fn target(identity: &str) -> Target {
         Target {
