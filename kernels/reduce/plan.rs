@@ -232,9 +232,6 @@ impl Geometry {
 
 /// How the groups' values become the result.
 enum Passes {
-    /// No values: `encode` writes +0 and launches nothing (no kernel is
-    /// built).
-    Empty,
     /// One group: it writes the result.
     OneGroup,
     /// The first launch writes one value per group to `partials`, a second
@@ -251,8 +248,14 @@ pub struct ReducePlan {
     spec: ReduceSpec,
     variant: ReduceVariant,
     tuned: bool,
-    /// `None` for an empty input, which launches nothing.
-    kernel: Option<Kernel>,
+    /// `None` for an empty input: `encode` writes its sum (+0) and
+    /// launches nothing, so no kernel is built.
+    launches: Option<Launches>,
+}
+
+/// The kernel and launches of a reduction of at least one value.
+struct Launches {
+    kernel: Kernel,
     first: Launch,
     last: Launch,
     passes: Passes,
@@ -299,17 +302,12 @@ impl ReducePlan {
         if spec.len == 0 {
             // The sum of nothing is written by `encode` (min and max of
             // nothing are refused by `validate`): no kernel to build.
-            let none = Launch::linear(1, 1, 0);
             return Ok(ReducePlan {
                 backend: Arc::clone(backend),
                 spec: *spec,
                 variant,
                 tuned: false,
-                kernel: None,
-                first: none,
-                last: none,
-                passes: Passes::Empty,
-                scratch: backend.alloc(4)?,
+                launches: None,
             });
         }
         let Geometry { group_size, groups } =
@@ -357,11 +355,13 @@ impl ReducePlan {
             spec: *spec,
             variant,
             tuned: false,
-            kernel: Some(kernel),
-            first,
-            last,
-            passes,
-            scratch,
+            launches: Some(Launches {
+                kernel,
+                first,
+                last,
+                passes,
+                scratch,
+            }),
         })
     }
 
@@ -391,14 +391,20 @@ impl ReducePlan {
         )?;
         check_binding(&self.backend, "reduce output", output, 4)?;
         check_apart("reduce", ("output", output), &[("input", input)])?;
-        let Some(kernel) = &self.kernel else {
-            // No values (`Passes::Empty`): the sum is +0 (numpy's too),
-            // where the kernels would return their identity (−0 for f32);
-            // min and max of nothing are refused by the spec.
+        let Some(Launches {
+            kernel,
+            first,
+            last,
+            passes,
+            scratch,
+        }) = &self.launches
+        else {
+            // No values: the sum is +0 (numpy's too), where the kernels
+            // would return their identity (−0 for f32); min and max of
+            // nothing are refused by the spec.
             return output.write_bytes(0, &[0; 4]);
         };
         let backend = &self.backend;
-        let scratch = &self.scratch;
         // SAFETY: the kernel reads elements below `n` of its input (which
         // holds `n` elements, checked above) and writes one word per group
         // of its output, or word 0 only (one group; the last group with
@@ -410,18 +416,17 @@ impl ReducePlan {
         // otherwise it never touches the scratch buffer. The second
         // launch reads `groups` partials and writes word 0 of `output`.
         unsafe {
-            match &self.passes {
-                Passes::Empty => Ok(()),
+            match passes {
                 Passes::OneGroup | Passes::LastGroup => {
-                    backend.launch(kernel, &self.first, &[input, output, scratch], &[n])
+                    backend.launch(kernel, first, &[input, output, scratch], &[n])
                 }
                 Passes::Two { partials } => {
-                    backend.launch(kernel, &self.first, &[input, partials, scratch], &[n])?;
+                    backend.launch(kernel, first, &[input, partials, scratch], &[n])?;
                     backend.launch(
                         kernel,
-                        &self.last,
+                        last,
                         &[partials, output, scratch],
-                        &[self.first.groups[0]],
+                        &[first.groups[0]],
                     )
                 }
             }
@@ -430,10 +435,10 @@ impl ReducePlan {
 
     /// Launches per [`encode`](Self::encode): 0 (no values), 1 or 2.
     pub fn launches(&self) -> usize {
-        match self.passes {
-            Passes::Empty => 0,
-            Passes::OneGroup | Passes::LastGroup => 1,
-            Passes::Two { .. } => 2,
+        match self.launches.as_ref().map(|l| &l.passes) {
+            None => 0,
+            Some(Passes::OneGroup | Passes::LastGroup) => 1,
+            Some(Passes::Two { .. }) => 2,
         }
     }
 }
