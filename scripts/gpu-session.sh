@@ -11,6 +11,7 @@
 #   scripts/gpu-session.sh conform-all       # several GPUs (nvidia-h200-x2): `conform --backend all`
 #   scripts/gpu-session.sh conform-one-gpu   # the same on the first GPU only (and the CPU devices)
 #   scripts/gpu-session.sh fuzz      # random shapes and values through `rosetta run` on each API, against numpy
+#   scripts/gpu-session.sh fuzz-large  # the same with fuzz.py --large (lengths x16, sides x4 / x2)
 # Results go to $OUT (the folder that comes back) as one tarball,
 # session-MODE.tgz: fewer files than the device tool's limit on returned
 # files. The build that runs here: `cargo build --release --features
@@ -78,13 +79,15 @@ latency)
         --op reduce --size large > "$OUT/tune-reduce.txt" 2>&1; echo "tune exit $?"
     grep -v -e ERROR -e WARN "$OUT/bench-reduce.txt" "$OUT/tune-reduce.txt"
     ;;
-fuzz)
-    # tests/numpy/fuzz.py at full size (not CI's --small), four seeds at
-    # once, each case through all four APIs (the same cases on each).
+fuzz|fuzz-large)
+    # tests/numpy/fuzz.py at full size (not CI's --small), or --large, four
+    # seeds at once, each case through all four APIs (the same cases on each).
     export ROSETTA_CACHE_DIR=/tmp/rc-fuzz
     SEED=${FUZZ_SEED:-$(date +%Y%m%d)}
+    SIZE=()
+    [ "$1" = fuzz-large ] && SIZE=(--large)
     for i in 0 1 2 3; do
-        python3 tests/numpy/fuzz.py "$B" cuda,vulkan,opencl:1,wgpu:0 --cases 100000 \
+        python3 tests/numpy/fuzz.py "$B" cuda,vulkan,opencl:1,wgpu:0 --cases 100000 ${SIZE[@]+"${SIZE[@]}"} \
             --seed $((SEED + i)) --seconds "${TF:-300}" > "$OUT/fuzz-$i.txt" 2>&1 &
     done
     wait

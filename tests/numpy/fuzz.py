@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Random shapes and adversarial values through `rosetta run`, against numpy:
-    fuzz.py ROSETTA_BINARY SEL[,SEL...] [--cases N] [--seed S] [--small] [--seconds T]
+    fuzz.py ROSETTA_BINARY SEL[,SEL...] [--cases N] [--seed S] [--small | --large] [--seconds T]
 
 Each case picks an op, a shape biased towards the edges of the kernels' tiles
 (1, primes, powers of two and their neighbours) and one of three kinds of
@@ -10,8 +10,10 @@ uniform values in [-1, 1], and values with NaN, ±Inf, ±0 and subnormals mixed
 in. Float results must lie within the ops' error bounds (README.md, the
 paragraph after "Layout"), exact-input and integer results must be equal. The same
 seed gives the same cases; `--small` divides the largest sizes by 16 (for
-CI); `--seconds` starts no case after that long (the cases run are
-reported). Exits 1 on any disagreement, printing the case
+CI), `--large` multiplies the largest lengths by 16 and the largest sides
+of images and matrices by 4 and 2 (for a GPU machine: grid-striding,
+multi-pass and split-k paths that small shapes never reach); `--seconds`
+starts no case after that long (the cases run are reported). Exits 1 on any disagreement, printing the case
 and a command that reproduces it."""
 
 import argparse
@@ -38,11 +40,18 @@ class Case:
 
 
 SHRINK = 1
+# --large: the bounds of lengths grow by GROW, of images' sides by
+# GROW_IMAGE and of matrices' sides by GROW_MATRIX (all 1 otherwise, so that
+# a seed gives the same cases as without the flag).
+GROW = GROW_IMAGE = GROW_MATRIX = 1
+# --large: the most float64 window elements a convolution's reference sums.
+REFERENCE_BUDGET = 240_000_000
 
 
-def size(rng, big):
-    """A length biased towards tile edges, at most `big` (divided by SHRINK)."""
-    big = max(1, big // SHRINK)
+def size(rng, big, grow=None):
+    """A length biased towards tile edges, at most `big` divided by SHRINK
+    and times `grow` (GROW when not given)."""
+    big = max(1, big * (GROW if grow is None else grow) // SHRINK)
     r = rng.random()
     if r < 0.5:
         n = int(rng.choice(EDGES)) * int(rng.choice([1, 1, 1, 3, 17, 257]))
@@ -202,6 +211,8 @@ def make_case(rng):
             # (the `direct` variant), over a signal short enough for numpy.
             taps = 2 * int(rng.integers(32, 10_001)) + 1
             n = min(n, max(1, 20_000_000 // SHRINK // taps))
+        if GROW > 1:
+            n = min(n, max(1, REFERENCE_BUDGET // taps))
         x, w = values(rng, n, kind), values(rng, taps, "exact" if kind == "exact" else "uniform")
         if kind == "exact" and taps > 1023:
             w = rng.integers(-1, 2, taps).astype(np.float32)  # sums stay below 2^24
@@ -209,7 +220,7 @@ def make_case(rng):
         bound = 0.0 if kind == "exact" else bound[0]
         return Case(f"conv1d n={n} taps={taps} {kind}", ["conv1d"], [x, w], lambda g: bounded(g, exact[0], bound))
     if op == "conv2d":
-        h, w_ = size(rng, 700), size(rng, 700)
+        h, w_ = size(rng, 700, GROW_IMAGE), size(rng, 700, GROW_IMAGE)
         fh, fw = 2 * int(rng.integers(0, 6)) + 1, 2 * int(rng.integers(0, 6)) + 1
         if rng.random() < 0.15:
             # A filter past what shared memory or registers hold (the
@@ -217,6 +228,9 @@ def make_case(rng):
             fh, fw = 2 * int(rng.integers(0, 60)) + 1, 2 * int(rng.integers(0, 60)) + 1
             while h * w_ * fh * fw > 15_000_000 // SHRINK:
                 h, w_ = max(1, h // 2), max(1, w_ // 2)
+        # --large: numpy's windows stay within REFERENCE_BUDGET elements.
+        while GROW > 1 and h * w_ * fh * fw > REFERENCE_BUDGET:
+            h, w_ = max(1, h // 2), max(1, w_ // 2)
         border = rng.choice(["zero", "clamp"])
         if rng.random() < 0.3:
             img = rng.integers(0, 256, (h, w_), dtype=np.uint8)
@@ -234,9 +248,9 @@ def make_case(rng):
     # slices inside both matrices, several split-k chunks); the rest stay
     # within a few tiles, where most shapes are edges.
     side = 1500 if rng.random() < 0.2 else 300
-    m, k, n = size(rng, side), size(rng, 1 << 14), size(rng, side)
-    if m * k + k * n > (1 << 22) // SHRINK:
-        k = max(1, (1 << 22) // SHRINK // (m + n))
+    m, k, n = size(rng, side, GROW_MATRIX), size(rng, 1 << 14, GROW_MATRIX), size(rng, side, GROW_MATRIX)
+    if m * k + k * n > (1 << 22) * GROW // SHRINK:
+        k = max(1, (1 << 22) * GROW // SHRINK // (m + n))
     # One special operand: a flushed subnormal times an infinity is NaN
     # where IEEE gives an infinity, and devices may flush.
     a, b = values(rng, (m, k), kind), values(rng, (k, n), "uniform" if kind == "special" else kind)
@@ -257,10 +271,15 @@ def main():
     ap.add_argument("--cases", type=int, default=40)
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--large", action="store_true")
     ap.add_argument("--seconds", type=float, default=None)
     args = ap.parse_args()
-    global SHRINK
+    global SHRINK, GROW, GROW_IMAGE, GROW_MATRIX
+    if args.small and args.large:
+        ap.error("--small and --large exclude each other")
     SHRINK = 16 if args.small else 1
+    if args.large:
+        GROW, GROW_IMAGE, GROW_MATRIX = 16, 4, 2
     sels = args.sels.split(",")
     rng = np.random.default_rng(args.seed)
     failures = 0
@@ -293,7 +312,7 @@ def main():
                     why = f"exit {proc.returncode}: {proc.stderr.strip()}"
                 if why:
                     failures += 1
-                    small = " --small" if args.small else ""
+                    small = " --small" if args.small else " --large" if args.large else ""
                     print(f"FAIL {sel} case {i} ({case.name}): {why}\n"
                           f"  reproduce: --seed {args.seed} --cases {i + 1}{small}")
                 else:
