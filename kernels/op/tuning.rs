@@ -12,7 +12,7 @@ use rosetta_core::{DeviceInfo, Fingerprint};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One stored choice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,20 +91,19 @@ impl TuningCache {
         let Some(path) = &self.path else {
             return Err(std::io::Error::other("the tuning cache is off"));
         };
-        (|| -> std::io::Result<()> {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let lock = File::create(path.with_extension("lock"))?;
-            lock.lock()?;
-            let mut file = self.load();
-            file.device = format!("{} {}", device.id(), device.name);
-            file.driver_version = device.driver_version.clone();
-            file.choices.insert(format!("{op}/{class}"), choice);
-            let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
-            write_atomically(path, &json)
-        })()
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(naming(path))?;
+        }
+        let lock_path = path.with_extension("lock");
+        let lock = open_lock(&lock_path).map_err(naming(&lock_path))?;
+        lock.lock().map_err(naming(&lock_path))?;
+        let mut file = self.load();
+        file.device = format!("{} {}", device.id(), device.name);
+        file.driver_version = device.driver_version.clone();
+        file.choices.insert(format!("{op}/{class}"), choice);
+        let json = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other);
+        json.and_then(|json| write_atomically(path, &json))
+            .map_err(naming(path))
     }
 
     /// Every stored choice, `op/class` → choice.
@@ -116,6 +115,23 @@ impl TuningCache {
     pub fn path(&self) -> Option<&PathBuf> {
         self.path.as_ref()
     }
+}
+
+/// Open (or create) the lock file beside a device's choices. Only a
+/// regular file is opened: opening a FIFO for writing blocks until a reader
+/// comes, which none ever does, and a directory cannot be locked.
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(std::io::Error::other(
+            "the tuning cache's lock is not a regular file",
+        )),
+        _ => File::create(path),
+    }
+}
+
+/// An error's message prefixed with the path it is about.
+fn naming(path: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -161,6 +177,49 @@ mod tests {
         let entries = cache_in(&dir).entries();
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(entries.len(), 8 * 25);
+    }
+
+    /// A lock path that is not a regular file is an error naming it: a
+    /// FIFO there made the store block forever in the open (for writing,
+    /// waiting for a reader), and a directory was reported under the
+    /// choices' path.
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_that_is_not_a_file_is_an_error_not_a_hang() {
+        let dir = std::env::temp_dir().join(format!("rosetta-tuning-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = cache_in(&dir);
+        let lock = cache.path().unwrap().with_extension("lock");
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        let device = test_device(Api::Cpu, Capabilities::software_device());
+
+        let made = std::process::Command::new("mkfifo").arg(&lock).status();
+        if made.is_ok_and(|s| s.success()) {
+            let (sent, received) = std::sync::mpsc::channel();
+            let (store, device2) = (cache.clone(), device.clone());
+            std::thread::spawn(move || {
+                let _ = sent.send(store.store(&device2, "op", "c", choice("v")));
+            });
+            let result = received.recv_timeout(std::time::Duration::from_secs(10));
+            if result.is_err() {
+                // Let the blocked open through before failing.
+                let _ = std::fs::File::open(&lock);
+            }
+            let error = result.expect("the store blocked on a FIFO").unwrap_err();
+            assert!(error.to_string().contains(".lock"), "{error}");
+            std::fs::remove_file(&lock).unwrap();
+        }
+
+        std::fs::create_dir(&lock).unwrap();
+        let error = cache.store(&device, "op", "c", choice("v")).unwrap_err();
+        assert!(error.to_string().contains(".lock"), "{error}");
+        std::fs::remove_dir(&lock).unwrap();
+
+        // A regular lock (or none) works again.
+        cache.store(&device, "op", "c", choice("v")).unwrap();
+        let found = cache.lookup("op", "c").map(|c| c.variant);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found.as_deref(), Some("v"));
     }
 
     /// A file that does not parse is no choice, and the next store replaces it.
