@@ -41,7 +41,7 @@ mod tests {
             .bindings([Access::Read])
             .source(
                 Language::Cuda,
-                "extern \"C\" __global__ void k(unsigned* a) {}",
+                "extern \"C\" __global__ void k(unsigned* a) { a[0] = TILE; }",
             )
             .build_arc()
             .unwrap();

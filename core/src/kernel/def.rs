@@ -221,8 +221,9 @@ impl KernelBuilder {
     }
 
     /// Check the definition: identifiers for the name, constants and params
-    /// (each once), at least one binding and one version, and no empty or
-    /// NUL-carrying source text.
+    /// (each once), at least one binding and one version, no empty or
+    /// NUL-carrying source text, and each constant named in the CUDA and
+    /// OpenCL sources (see [`uses_word`]).
     pub fn build(self) -> Result<KernelDef> {
         let def = self.def;
         let bad = |what: String| {
@@ -261,6 +262,22 @@ impl KernelBuilder {
             if text.contains('\0') {
                 return bad(format!("the {language} source contains a NUL byte"));
             }
+            // A constant reaches CUDA and OpenCL C as `-DNAME=value`, which
+            // nothing refuses when the source never names it: the value
+            // would be ignored (a misspelt name, say, under a `#ifndef`
+            // default). GLSL's compiler and naga refuse such a constant
+            // themselves (it reaches them by id and by name).
+            if matches!(language, Language::Cuda | Language::OpenCl) {
+                // (GROUP_SIZE is every kernel's; a kernel may read its
+                // group's size from the API instead.)
+                let unused = def.constants.iter().skip(1).find(|c| !uses_word(text, c));
+                if let Some(name) = unused {
+                    return bad(format!(
+                        "the constant '{name}' does not appear in the {language} source \
+                         (it is passed as -D{name}=VALUE): its value would be ignored"
+                    ));
+                }
+            }
         }
         Ok(def)
     }
@@ -269,6 +286,18 @@ impl KernelBuilder {
     pub fn build_arc(self) -> Result<Arc<KernelDef>> {
         self.build().map(Arc::new)
     }
+}
+
+/// Whether `word` occurs in `text` as a whole identifier (not inside a
+/// longer one). A textual test: an occurrence in a comment counts, which
+/// only lets a constant through that the compiler would then ignore, as
+/// before this check.
+fn uses_word(text: &str, word: &str) -> bool {
+    let is_part = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(is_part)
+            && !text[at + word.len()..].chars().next().is_some_and(is_part)
+    })
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -345,5 +374,34 @@ mod tests {
             "closures count by identity"
         );
         assert!(c1.same_kernel(&c1.clone(), Language::Rust));
+    }
+
+    /// A CUDA or OpenCL source that never names a constant is refused (its
+    /// `-D` value would be ignored); a name inside a longer identifier does
+    /// not count; WGSL and GLSL are left to their compilers.
+    #[test]
+    fn macro_languages_must_name_every_constant() {
+        let with = |language, text: &'static str| {
+            KernelDef::builder("k")
+                .constants(["TILE"])
+                .bindings([Access::Read])
+                .source(language, text)
+                .build()
+        };
+        for language in [Language::Cuda, Language::OpenCl] {
+            let e = with(language, "void k() { int t = TILES + MY_TILE + TILE_2; }")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("'TILE' does not appear"), "{e}");
+            assert!(e.contains(&format!("{language} source")), "{e}");
+            for used in ["int t = TILE;", "TILE", "x[TILE*2]", "#if TILE > 1"] {
+                assert!(with(language, used).is_ok(), "{language}: {used}");
+            }
+        }
+        assert!(with(Language::Wgsl, "fn k() {}").is_ok());
+        assert!(with(Language::Glsl, "void main() {}").is_ok());
+        assert!(uses_word("a TILE", "TILE") && uses_word("TILE)", "TILE"));
+        assert!(!uses_word("TILE_K", "TILE") && !uses_word("_TILE", "TILE"));
+        assert!(!uses_word("", "TILE"));
     }
 }
