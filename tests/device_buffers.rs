@@ -288,3 +288,99 @@ fn oversized_buffers_are_refused_alike() {
         assert_eq!(over.kind(), rosetta::ErrorKind::Device, "{id}");
     }
 }
+
+/// Filling a GPU's memory with buffers ends in a typed error (out of
+/// memory, or the device's limit), never a crash, a hang or a buffer that
+/// is not there; once the buffers are dropped the device allocates and
+/// computes again. Ignored by default: it fills the memory of every GPU it
+/// finds (CPU-type devices are skipped: their memory is the host's). Run it
+/// on a GPU machine with `cargo test --release --test device_buffers --
+/// --ignored`.
+#[test]
+#[ignore = "fills every GPU's memory: run on a GPU machine with --ignored"]
+fn filling_a_gpus_memory_is_a_typed_error_and_the_device_recovers() {
+    use rosetta::core::{DeviceType, Error as CoreError};
+    use rosetta::{Error, ReduceOp};
+    const GIB: u64 = 1 << 30;
+    let found = discover(&Api::ALL);
+    let gpus: Vec<_> = found
+        .devices()
+        .filter(|d| d.info().caps.device_type != DeviceType::Cpu)
+        .collect();
+    assert!(!gpus.is_empty(), "no GPU: this test is for a GPU machine");
+    for device in gpus {
+        let info = device.info();
+        let id = info.id();
+        let chunk = info.caps.max_buffer_bytes.min(GIB) / 4 * 4;
+        // Twice the memory, or 256 GiB where the API does not say: a driver
+        // that lends host memory beyond that is not an error, only noted.
+        let memory = if info.caps.memory_bytes > 0 {
+            info.caps.memory_bytes
+        } else {
+            256 * GIB
+        };
+        let most = usize::try_from(2 * memory / chunk + 4).unwrap();
+        let len = usize::try_from(chunk / 4).unwrap();
+        let mut held = Vec::new();
+        let refused = loop {
+            // `finish` waits for the zero fill: an API that allocates at
+            // first use (OpenCL) fails there, not at `zeros`.
+            match device
+                .zeros::<f32>(len)
+                .and_then(|b| device.finish().map(|()| b))
+            {
+                Ok(buffer) if held.len() < most => held.push(buffer),
+                Ok(_) => break None,
+                Err(e) => break Some(e),
+            }
+        };
+        let filled = held.len() as u64 * chunk;
+        match refused {
+            None => eprintln!(
+                "{id}: {} GiB allocated without an error (the driver lends more than it has)",
+                filled / GIB
+            ),
+            Some(e) => {
+                eprintln!("{id}: refused after {} GiB: {e}", filled / GIB);
+                let Error::Device(core) = &e else {
+                    panic!("{id}: {e:?} is not a device error");
+                };
+                assert!(
+                    matches!(
+                        core,
+                        CoreError::OutOfMemory { .. } | CoreError::ExceedsLimit { .. }
+                    ),
+                    "{id}: {core:?}"
+                );
+                assert!(!e.to_string().contains('\n'), "{id}: {e}");
+            }
+        }
+        // The buffers held are usable: the last one takes a write and reads
+        // it back.
+        if let Some(last) = held.last() {
+            last.write(&vec![7.0f32; len]).unwrap();
+            let back = last.to_vec().unwrap();
+            assert_eq!((back[0], back[len - 1]), (7.0, 7.0), "{id}");
+        }
+        drop(held);
+        // After the drop: as many buffers of another size class (the pool's
+        // buffers of the first class are given back when memory runs out),
+        // then an op with a known answer.
+        let again = usize::try_from(filled / (chunk / 4 * 3)).unwrap().max(1) / 2;
+        let others: Vec<_> = (0..again)
+            .map(|i| {
+                let b = device.zeros::<f32>(len / 4 * 3);
+                let b = b.and_then(|b| device.finish().map(|()| b));
+                b.unwrap_or_else(|e| panic!("{id}: buffer {i} of {again} after the drop: {e}"))
+            })
+            .collect();
+        drop(others);
+        let values: Vec<u32> = (1..=1000).collect();
+        let sum = device
+            .upload(&values)
+            .and_then(|x| x.reduce(ReduceOp::Sum))
+            .and_then(|s| s.to_vec())
+            .unwrap_or_else(|e| panic!("{id}: a sum after the drop: {e}"));
+        assert_eq!(sum, vec![500_500], "{id}");
+    }
+}
