@@ -417,13 +417,19 @@ mod tests {
         let def = KernelDef::builder("k")
             .constants(["A"])
             .bindings([Access::ReadWrite])
-            .source(Language::OpenCl, "__kernel void k(__global uint* x) { x[0] = A; }")
+            .source(
+                Language::OpenCl,
+                "__kernel void k(__global uint* x) { x[0] = A; }",
+            )
             .build_arc()
             .unwrap();
         let other = KernelDef::builder("k")
             .constants(["A"])
             .bindings([Access::ReadWrite])
-            .source(Language::OpenCl, "__kernel void k(__global uint* x) { x[0] = A;}")
+            .source(
+                Language::OpenCl,
+                "__kernel void k(__global uint* x) { x[0] = A;}",
+            )
             .build_arc()
             .unwrap();
         let spec = |def, a| KernelSpec::new(def, &[("GROUP_SIZE", 64), ("A", a)]).unwrap();

@@ -222,8 +222,9 @@ impl KernelBuilder {
 
     /// Check the definition: identifiers for the name, constants and params
     /// (each once), at least one binding and one version, no empty or
-    /// NUL-carrying source text, and each constant named in the CUDA and
-    /// OpenCL sources (see [`uses_word`]).
+    /// NUL-carrying source text, and each constant but `GROUP_SIZE` named
+    /// (as a whole word) in the CUDA and OpenCL sources, which get it as a
+    /// `-D` define that nothing else would check.
     pub fn build(self) -> Result<KernelDef> {
         let def = self.def;
         let bad = |what: String| {
