@@ -74,6 +74,11 @@ pub(crate) fn open_all(disk: &DiskCache) -> Result<Vec<(DeviceInfo, WgpuDriver)>
             skipped.push(format!("{label}: no compute shaders"));
             continue;
         }
+        if let Some(why) = gl_context_too_old(&info) {
+            tracing::info!("wgpu: skipping {label}: {why}");
+            skipped.push(format!("{label}: {why}"));
+            continue;
+        }
         match open(&adapter, devices.len(), disk) {
             Ok(device) => devices.push(device),
             Err(e) => {
@@ -209,6 +214,40 @@ fn open(
     Ok((device_info, driver))
 }
 
+/// Why a GL adapter cannot run compute although it claims compute shaders,
+/// from its version string (`driver_info`: "3.3.0 NVIDIA 580.159.04",
+/// "4.5 (Core Profile) Mesa 22.3.6", "OpenGL ES 3.2 Mesa ..."): wgpu counts
+/// `GL_ARB_compute_shader` on a GL 3.3 context (NVIDIA's EGL gives one), but
+/// naga writes compute shaders only for GLSL 4.30 or ES 3.10, so building a
+/// pipeline fails, and wgpu logs that failure as an error on every run.
+/// `None` (leave it to [`probe_compute`]) where the version is new enough or
+/// does not parse.
+fn gl_context_too_old(info: &wgpu::AdapterInfo) -> Option<String> {
+    if info.backend != wgpu::Backend::Gl {
+        return None;
+    }
+    let text = info.driver_info.trim();
+    let (es, version) = match text.strip_prefix("OpenGL ES ") {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let mut numbers = version
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::parse::<u32>);
+    let (Some(Ok(major)), Some(Ok(minor))) = (numbers.next(), numbers.next()) else {
+        return None;
+    };
+    let needed = if es { (3, 1) } else { (4, 3) };
+    ((major, minor) < needed).then(|| {
+        format!(
+            "a GL{} {major}.{minor} context ('{text}'): compute shaders need {}.{}",
+            if es { " ES" } else { "" },
+            needed.0,
+            needed.1
+        )
+    })
+}
+
 /// Build a trivial compute pipeline. Some adapters claim compute shaders and
 /// still cannot build one (NVIDIA's EGL gives wgpu a GL 3.3 context, which
 /// naga's GLSL output for compute does not support): such an adapter is
@@ -323,5 +362,44 @@ fn capabilities(
         // `last_group_sees_others`) and no asynchronous copies.
         device_fence: false,
         async_copy: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gl_context_too_old;
+
+    fn info(backend: wgpu::Backend, driver_info: &str) -> wgpu::AdapterInfo {
+        let mut info = wgpu::AdapterInfo::new(wgpu::DeviceType::DiscreteGpu, backend);
+        info.driver_info = driver_info.into();
+        info
+    }
+
+    /// NVIDIA's GL 3.3 context is skipped before a pipeline is built; GL 4.3
+    /// and later, ES 3.1 and later, other backends and strings that do not
+    /// parse are left to the probe.
+    #[test]
+    fn gl_contexts_below_compute_are_skipped_by_version() {
+        use wgpu::Backend::{Gl, Vulkan};
+        let nvidia = gl_context_too_old(&info(Gl, "3.3.0 NVIDIA 580.159.04")).unwrap();
+        assert!(
+            nvidia.contains("GL 3.3") && nvidia.contains("need 4.3"),
+            "{nvidia}"
+        );
+        let es = gl_context_too_old(&info(Gl, "OpenGL ES 3.0 Mesa 22.3.6")).unwrap();
+        assert!(es.contains("GL ES 3.0") && es.contains("need 3.1"), "{es}");
+        for fine in [
+            "4.5 (Core Profile) Mesa 22.3.6",
+            "4.3.0 NVIDIA 580.159.04",
+            "4.6.0 NVIDIA 580.159.04",
+            "OpenGL ES 3.1 Mesa 22.3.6",
+            "OpenGL ES 3.2 NVIDIA 580.159.04",
+            "",
+            "unknown",
+            "4",
+        ] {
+            assert_eq!(gl_context_too_old(&info(Gl, fine)), None, "{fine:?}");
+        }
+        assert_eq!(gl_context_too_old(&info(Vulkan, "3.3.0")), None);
     }
 }
