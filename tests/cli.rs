@@ -1180,6 +1180,34 @@ fn tune_refuses_to_keep_nothing() {
     assert_eq!(stored.len(), 1, "one tuning file for the CPU");
     let text = std::fs::read_to_string(stored[0].path()).unwrap();
     assert!(text.contains("reduce/"), "{text}");
+
+    // A damaged tuning file: the run is right, on the default choices, and
+    // says once that the file is ignored (plans look it up each time);
+    // the next tune replaces it.
+    std::fs::write(stored[0].path(), b"{ not json").unwrap();
+    let x = dir.join("x.npy");
+    save_f32(&x, &[5000], &[1.0; 5000]);
+    let sum = dir.join("sum.npy");
+    let run = [
+        "run",
+        "reduce",
+        "--backend",
+        "cpu",
+        path(&x),
+        "-o",
+        path(&sum),
+    ];
+    let out = rosetta_with_env(&run, &[("ROSETTA_CACHE_DIR", path(&cache))]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let warned = stderr(&out);
+    assert_eq!(warned.matches("tuning cache").count(), 1, "{warned}");
+    assert!(warned.contains("ignored (not a tuning file"), "{warned}");
+    let back = rosetta::npy::read(&sum).unwrap();
+    assert_eq!(back.data, ArrayData::F32(vec![5000.0]));
+    let out = with("reduce", path(&cache));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(stored[0].path()).unwrap();
+    assert!(text.contains("reduce/"), "{text}");
 }
 
 /// `--op` names match whatever their case in `bench` as in `run`: `MATMUL`

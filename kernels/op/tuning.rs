@@ -59,18 +59,31 @@ impl TuningCache {
 
     /// The stored file; empty when there is none, or when the path holds
     /// anything but a regular file of at most `MAX_ENTRY_BYTES` (a FIFO
-    /// would block the read, a device never end it) or no valid JSON.
+    /// would block the read, a device never end it) or no valid JSON. Such
+    /// a damaged file is warned about once per process; the next store
+    /// replaces it.
     fn load(&self) -> TuningFile {
-        self.path
-            .as_ref()
-            .filter(|p| {
-                std::fs::metadata(p).is_ok_and(|m| {
-                    m.is_file() && m.len() <= rosetta_core::disk_cache::MAX_ENTRY_BYTES
-                })
-            })
-            .and_then(|p| std::fs::read(p).ok())
-            .and_then(|data| serde_json::from_slice(&data).ok())
-            .unwrap_or_default()
+        let Some(path) = &self.path else {
+            return TuningFile::default();
+        };
+        let meta = match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return TuningFile::default(),
+            other => other,
+        };
+        let read = meta.map_err(|e| e.to_string()).and_then(|m| {
+            if !m.is_file() {
+                Err("not a regular file".to_string())
+            } else if m.len() > rosetta_core::disk_cache::MAX_ENTRY_BYTES {
+                Err(format!("{} bytes, over the cache's limit", m.len()))
+            } else {
+                let data = std::fs::read(path).map_err(|e| e.to_string())?;
+                serde_json::from_slice(&data).map_err(|e| format!("not a tuning file: {e}"))
+            }
+        });
+        read.unwrap_or_else(|why| {
+            warn_once(path, &why);
+            TuningFile::default()
+        })
     }
 
     /// The stored choice for `op`'s shape `class`, if any.
@@ -126,6 +139,20 @@ fn open_lock(path: &Path) -> std::io::Result<File> {
             "the tuning cache's lock is not a regular file",
         )),
         _ => File::create(path),
+    }
+}
+
+/// Warn that the tuning file at `path` is ignored, once per path and process
+/// (plans look their choice up each time they are made).
+fn warn_once(path: &Path, why: &str) {
+    static WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if !warned.iter().any(|p| p == path) {
+        warned.push(path.to_path_buf());
+        tracing::warn!(
+            "tuning cache {} ignored ({why}): the default choices run until `rosetta tune` rewrites it",
+            path.display()
+        );
     }
 }
 
