@@ -5,33 +5,11 @@
 //! reference — cannot write it.
 
 use rosetta::user_kernel::{Data, Expected, KernelTest, Tolerance};
-use rosetta::{discover, Access, Api, ApiStatus, Device, KernelDef, KernelSpec, Language, Launch};
+mod common;
+
+use common::{devices_of, required};
+use rosetta::{Access, Api, Device, KernelDef, KernelSpec, Language, Launch};
 use rosetta_core::workgroup::GlobalWord;
-
-/// APIs a test must find (as `tests/conformance.rs`: `ROSETTA_REQUIRE`, or
-/// every compiled-in API but CUDA).
-fn required(api: Api) -> bool {
-    match std::env::var("ROSETTA_REQUIRE") {
-        Ok(list) => list.split(',').any(|name| name.trim() == api.name()),
-        Err(_) => api != Api::Cuda,
-    }
-}
-
-/// The devices of `api`; none (and the test goes on) only where the API
-/// is not required.
-fn devices_of(api: Api) -> Vec<Device> {
-    let found = discover(&[api]);
-    match &found.entry(api).expect("probed").status {
-        ApiStatus::Devices(devices) if !devices.is_empty() => devices.clone(),
-        other => {
-            assert!(
-                !required(api),
-                "{api} is required but has no device: {other:?}"
-            );
-            Vec::new()
-        }
-    }
-}
 
 /// Building `spec` on each of `devices` is refused with a one-line usage
 /// error that mentions `why`.
