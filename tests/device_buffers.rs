@@ -2,19 +2,15 @@
 //! suite (which runs ops on host slices) cannot reach — one buffer given as
 //! two operands, and handles of another opening of the same device.
 
+mod common;
+
 use rosetta::{discover, Api, MatmulSpec};
 
 /// One buffer may be both read-only operands of an op (squaring a matrix,
 /// correlating a signal with itself): the results are the host's.
 #[test]
 fn one_buffer_may_be_both_operands() {
-    let found = discover(&Api::ALL);
-    let devices: Vec<_> = found.devices().collect();
-    assert!(
-        !devices.is_empty(),
-        "no device at all (the CPU backend is always there)"
-    );
-    for device in devices {
+    for device in &common::all_devices() {
         let id = device.info().id();
         // A 3×3 matrix of small integers: A·A is exact in f32.
         let a: Vec<f32> = (0..9).map(|i| (i % 5) as f32 - 2.0).collect();
@@ -194,8 +190,7 @@ fn plans_refuse_to_write_what_they_read_before_touching_it() {
 #[test]
 fn filters_of_any_size_run_through_the_facade() {
     use rosetta::{Border, Conv2dSpec};
-    let found = discover(&Api::ALL);
-    for device in found.devices() {
+    for device in &common::all_devices() {
         let id = device.info().id();
         // conv1d: 20 001 taps over 5 003 values (zero border).
         let (n, taps) = (5_003usize, 20_001usize);
@@ -259,8 +254,7 @@ fn filters_of_any_size_run_through_the_facade() {
 fn oversized_buffers_are_refused_alike() {
     use rosetta::core::Error as CoreError;
     use rosetta::{DeviceBuffer, Error};
-    let found = discover(&Api::ALL);
-    for device in found.devices() {
+    for device in &common::all_devices() {
         let id = device.info().id();
         let device_error = |e: Error| match e {
             Error::Device(e) => e,
@@ -302,9 +296,8 @@ fn filling_a_gpus_memory_is_a_typed_error_and_the_device_recovers() {
     use rosetta::core::{DeviceType, Error as CoreError};
     use rosetta::{Error, ReduceOp};
     const GIB: u64 = 1 << 30;
-    let found = discover(&Api::ALL);
-    let gpus: Vec<_> = found
-        .devices()
+    let gpus: Vec<_> = common::all_devices()
+        .into_iter()
         .filter(|d| d.info().caps.device_type != DeviceType::Cpu)
         .collect();
     assert!(!gpus.is_empty(), "no GPU: this test is for a GPU machine");
