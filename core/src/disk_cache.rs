@@ -77,17 +77,19 @@ impl DiskCache {
     /// block or never end), a larger file removed as damaged.
     pub fn get(&self, key: &Fingerprint) -> Option<Vec<u8>> {
         let path = self.path(key)?;
-        let meta = std::fs::metadata(&path).ok()?;
-        if !meta.is_file() {
-            tracing::warn!(path = %path.display(), "cache entry is not a regular file; ignored");
-            return None;
-        }
-        if meta.len() > MAX_ENTRY_BYTES {
-            tracing::warn!(path = %path.display(), bytes = meta.len(), "cache entry too large; removed, will rebuild");
-            let _ = std::fs::remove_file(&path);
-            return None;
-        }
-        let data = std::fs::read(&path).ok()?;
+        let data = match read_cache_file(&path) {
+            Ok(data) => data?,
+            Err(Unread::NotRegular) => {
+                tracing::warn!(path = %path.display(), "cache entry is not a regular file; ignored");
+                return None;
+            }
+            Err(Unread::TooLarge(bytes)) => {
+                tracing::warn!(path = %path.display(), bytes, "cache entry too large; removed, will rebuild");
+                let _ = std::fs::remove_file(&path);
+                return None;
+            }
+            Err(Unread::Io(_)) => return None,
+        };
         match decode(&data, key) {
             Some(payload) => Some(payload.to_vec()),
             None => {
@@ -138,6 +140,44 @@ fn decode<'a>(data: &'a [u8], key: &Fingerprint) -> Option<&'a [u8]> {
     let len = usize::try_from(u64::from_le_bytes(*len)).ok()?;
     (payload.len() == len && sum == Fingerprint::default().bytes(payload).hex().as_bytes())
         .then_some(payload)
+}
+
+/// Why [`read_cache_file`] read nothing from a path that holds something.
+#[derive(Debug)]
+pub enum Unread {
+    /// A directory, FIFO, device, ...: reading one could block or never end.
+    NotRegular,
+    /// A regular file of this many bytes, over [`MAX_ENTRY_BYTES`].
+    TooLarge(u64),
+    /// The metadata or the bytes could not be read.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::NotRegular => f.write_str("not a regular file"),
+            Unread::TooLarge(bytes) => write!(f, "{bytes} bytes, over the cache's limit"),
+            Unread::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+/// The bytes of a cache file: `Ok(None)` where nothing is at `path`, and
+/// only a regular file of at most [`MAX_ENTRY_BYTES`] is read (the rule
+/// every cache keeps; the caller decides what to do with the rest).
+pub fn read_cache_file(path: &Path) -> Result<Option<Vec<u8>>, Unread> {
+    let meta = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        other => other.map_err(Unread::Io)?,
+    };
+    if !meta.is_file() {
+        return Err(Unread::NotRegular);
+    }
+    if meta.len() > MAX_ENTRY_BYTES {
+        return Err(Unread::TooLarge(meta.len()));
+    }
+    std::fs::read(path).map(Some).map_err(Unread::Io)
 }
 
 /// Write `bytes` to a temporary file next to `path`, then rename it over
@@ -213,12 +253,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let key = Fingerprint::default().str("k");
         let path = cache.path(&key).unwrap();
+        assert!(matches!(read_cache_file(&path), Ok(None)));
         std::fs::create_dir(&path).unwrap();
+        assert!(matches!(read_cache_file(&path), Err(Unread::NotRegular)));
         assert_eq!(cache.get(&key), None);
         std::fs::remove_dir(&path).unwrap();
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+            assert!(matches!(read_cache_file(&path), Err(Unread::NotRegular)));
             assert_eq!(cache.get(&key), None, "a device is not read");
             std::fs::remove_file(&path).unwrap();
             let made = std::process::Command::new("mkfifo").arg(&path).status();
@@ -231,6 +274,12 @@ mod tests {
         let big = std::fs::File::create(&path).unwrap();
         big.set_len(MAX_ENTRY_BYTES + 1).unwrap();
         drop(big);
+        let unread = read_cache_file(&path).unwrap_err();
+        assert!(matches!(unread, Unread::TooLarge(b) if b == MAX_ENTRY_BYTES + 1));
+        assert!(
+            unread.to_string().contains("over the cache's limit"),
+            "{unread}"
+        );
         assert_eq!(cache.get(&key), None);
         assert!(!path.exists());
         // The entry works again afterwards.

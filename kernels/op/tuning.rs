@@ -66,24 +66,16 @@ impl TuningCache {
         let Some(path) = &self.path else {
             return TuningFile::default();
         };
-        let meta = match std::fs::metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return TuningFile::default(),
-            other => other,
+        let why = match rosetta_core::disk_cache::read_cache_file(path) {
+            Ok(None) => return TuningFile::default(),
+            Ok(Some(data)) => match serde_json::from_slice(&data) {
+                Ok(file) => return file,
+                Err(e) => format!("not a tuning file: {e}"),
+            },
+            Err(unread) => unread.to_string(),
         };
-        let read = meta.map_err(|e| e.to_string()).and_then(|m| {
-            if !m.is_file() {
-                Err("not a regular file".to_string())
-            } else if m.len() > rosetta_core::disk_cache::MAX_ENTRY_BYTES {
-                Err(format!("{} bytes, over the cache's limit", m.len()))
-            } else {
-                let data = std::fs::read(path).map_err(|e| e.to_string())?;
-                serde_json::from_slice(&data).map_err(|e| format!("not a tuning file: {e}"))
-            }
-        });
-        read.unwrap_or_else(|why| {
-            warn_once(path, &why);
-            TuningFile::default()
-        })
+        warn_once(path, &why);
+        TuningFile::default()
     }
 
     /// The stored choice for `op`'s shape `class`, if any.
