@@ -11,17 +11,11 @@
 //! CUDA without a driver checks the unavailable path instead: discovery
 //! reports why, and nothing panics.
 
+mod common;
+
+use common::required;
 use rosetta::kernels::op::Status;
 use rosetta::{conform, discover, Api, ApiStatus};
-
-fn required(api: Api) -> bool {
-    match std::env::var("ROSETTA_REQUIRE") {
-        Ok(_) => conform::required_apis()
-            .expect("ROSETTA_REQUIRE must name known APIs")
-            .contains(&api),
-        Err(_) => api != Api::Cuda,
-    }
-}
 
 fn conform_api(api: Api) {
     let discovery = discover(&[api]);
