@@ -151,12 +151,6 @@ impl Compiler {
             .enumerate()
             .filter(|(_, access)| **access == Access::Read)
             .fold(0u64, |mask, (b, _)| mask | 1u64 << b);
-        let interface = Interface {
-            bindings,
-            read_only,
-            push_bytes,
-            constants: def.constants().len() as u32,
-        };
         let values = spec.values();
         let mut key = def
             .fingerprint(Language::Glsl)
@@ -176,6 +170,19 @@ impl Compiler {
             })?)
         } else {
             None
+        };
+        let interface = Interface {
+            bindings,
+            read_only,
+            push_bytes,
+            // A folded module declares no specialization constants: `fold`
+            // has checked that the source declared each one, and put its
+            // value in.
+            constants: if folded.is_some() {
+                0
+            } else {
+                def.constants().len() as u32
+            },
         };
         let key = key.hex();
         if !self.programs.contains_key(&key) {
