@@ -83,6 +83,63 @@ fn a_case_filter_that_matches_nothing_is_a_usage_error() {
     assert_usage_error(&out, "in groups [\"limits\"]");
 }
 
+/// `--group` and `--case` match whatever their case, as `--op` does
+/// (`--group LIMITS` was an unknown group, `--case CONV1D` matched nothing).
+#[test]
+fn group_and_case_filters_ignore_case() {
+    let out = rosetta(&[
+        "conform",
+        "--backend",
+        "cpu",
+        "--quick",
+        "--group",
+        "OPS",
+        "--case",
+        "CONV1D N=1 ",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = json["cases"].as_array().unwrap();
+    assert!(!cases.is_empty());
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        assert!(name.starts_with("conv1d n=1 "), "{name}");
+    }
+}
+
+/// `report --merge` runs nothing, so the options of a run are refused
+/// beside it rather than ignored.
+#[test]
+fn merge_refuses_the_options_of_a_run() {
+    for extra in [
+        &["--backend", "cpu"][..],
+        &["--size", "large"][..],
+        &["--full"][..],
+    ] {
+        let mut args = vec!["report", "--merge", "a.json"];
+        args.extend_from_slice(extra);
+        let out = rosetta(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+}
+
+/// A pool limit that is not a number is said, once, and the run goes on.
+#[test]
+fn a_pool_limit_that_is_not_a_number_is_warned_about() {
+    let x = scratch("pool-bytes").join("x.npy");
+    save_f32(&x, &[3], &[1.0, 2.0, 3.0]);
+    let out = rosetta_with_env(
+        &["run", "reduce", "--backend", "cpu", path(&x)],
+        &[("ROSETTA_POOL_BYTES", "lots")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("ROSETTA_POOL_BYTES").count(), 1, "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains('6'));
+}
+
 #[test]
 fn bad_arguments_exit_2() {
     let out = rosetta(&["bench", "--size", "huge"]);
@@ -156,9 +213,16 @@ fn bad_op_inputs_are_usage_errors() {
     save_f32(&b, &[4, 2], &[0.0; 8]);
     save_f32(&even, &[2], &[1.0, 1.0]);
     save_f32(&x, &[0], &[]);
-    assert_usage_error(
-        &rosetta(&["run", "matmul", "--backend", "cpu", path(&a), path(&b)]),
-        "inner dimensions",
+    let out = rosetta(&["run", "matmul", "--backend", "cpu", path(&a), path(&b)]);
+    assert_usage_error(&out, "inner dimensions");
+    // Both inputs the message names are named by their files, after it
+    // (the file name once went inside the first word holding an `A`, and
+    // B's file was never named).
+    let err = stderr(&out);
+    assert!(
+        err.trim_end()
+            .ends_with(&format!("(A: {}, B: {})", path(&a), path(&b))),
+        "{err}"
     );
     assert_usage_error(
         &rosetta(&[
@@ -329,6 +393,35 @@ fn bench_json_compare_and_html() {
         path(&json),
     ]);
     assert!(again.status.success(), "{}", stderr(&again));
+    let printed = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(
+        printed.contains(&format!(" results with {}: ", path(&json))),
+        "{printed}"
+    );
+    // A baseline of another device compares nothing, and says so (it
+    // printed nothing at all).
+    let mut other: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for result in other["results"].as_array_mut().unwrap() {
+        result["device"] = "cpu:9".into();
+        result["device_name"] = "another machine's cpu".into();
+    }
+    let elsewhere = dir.join("elsewhere.json");
+    std::fs::write(&elsewhere, serde_json::to_vec(&other).unwrap()).unwrap();
+    let out = rosetta(&[
+        "bench",
+        "--backend",
+        "cpu",
+        "--size",
+        "small",
+        "--op",
+        "reduce",
+        "--compare",
+        path(&elsewhere),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(printed.contains("compared nothing"), "{printed}");
     assert_usage_error(
         &rosetta(&[
             "bench",
@@ -1061,9 +1154,9 @@ fn report_merge_refuses_what_it_cannot_read() {
     assert!(!out_dir.join("index.html").exists(), "nothing is written");
 }
 
-/// Without XDG_RUNTIME_DIR (containers, CI), probing wgpu's GL adapter made
-/// libwayland print two `error: XDG_RUNTIME_DIR ...` lines before rosetta's
-/// own output; an error must stay one line on stderr.
+/// Without XDG_RUNTIME_DIR (containers, CI), or with a relative one, probing
+/// wgpu's GL adapter made libwayland print two `error: XDG_RUNTIME_DIR ...`
+/// lines before rosetta's own output; an error must stay one line on stderr.
 #[test]
 fn no_runtime_dir_noise_without_xdg_runtime_dir() {
     // The private directory rosetta points the variable at, made by this
@@ -1079,27 +1172,50 @@ fn no_runtime_dir_noise_without_xdg_runtime_dir() {
             std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
     }
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_rosetta"))
-            .args(args)
-            .env_remove("ROSETTA_REQUIRE")
-            .env_remove("XDG_RUNTIME_DIR")
-            .output()
-            .expect("rosetta runs")
-    };
-    let out = run(&["devices"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        !stderr(&out).contains("XDG_RUNTIME_DIR"),
-        "{}",
-        stderr(&out)
-    );
-    // Selecting a wgpu device probes every wgpu adapter, GL included.
-    let x = scratch("no-runtime-dir").join("x.npy");
+    let dir = scratch("no-runtime-dir");
+    // A directory others may enter is not a runtime directory either.
+    let shared = dir.join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let x = dir.join("x.npy");
     save_f32(&x, &[3], &[1.0, 2.0, 3.0]);
-    let out = run(&["run", "copy", "--backend", "wgpu:99", path(&x)]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    // Unset, relative (libwayland refuses it as if unset) and shared.
+    for runtime_dir in [None, Some("."), Some(path(&shared))] {
+        let run = |args: &[&str]| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_rosetta"));
+            command.args(args).env_remove("ROSETTA_REQUIRE");
+            match runtime_dir {
+                Some(value) => command.env("XDG_RUNTIME_DIR", value).current_dir(&dir),
+                None => command.env_remove("XDG_RUNTIME_DIR"),
+            };
+            command.output().expect("rosetta runs")
+        };
+        let out = run(&["devices"]);
+        assert!(out.status.success(), "{runtime_dir:?}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("XDG_RUNTIME_DIR"),
+            "{runtime_dir:?}: {}",
+            stderr(&out)
+        );
+        // Selecting a wgpu device probes every wgpu adapter, GL included.
+        let out = run(&["run", "copy", "--backend", "wgpu:99", path(&x)]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{runtime_dir:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            stderr(&out).lines().count(),
+            1,
+            "{runtime_dir:?}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 /// Logs written to a pipe or a file (CI logs) carry no terminal colour codes.
@@ -1165,9 +1281,13 @@ fn tune_refuses_to_keep_nothing() {
     assert_usage_error(&with("chain", path(&cache)), "'chain' has no variants");
     let file = dir.join("file");
     std::fs::write(&file, b"x").unwrap();
-    assert_failure(
-        &with("reduce", path(&file)),
-        "tuning cache cannot be written",
+    let out = with("reduce", path(&file));
+    assert_failure(&out, "tuning cache cannot be written");
+    // Found before any workload is measured (none is printed).
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
     // Names match whatever their case; the choice lands in the cache.
     let out = with("REDUCE", path(&cache));

@@ -111,6 +111,24 @@ impl TuningCache {
             .map_err(naming(path))
     }
 
+    /// Whether a choice could be stored: the cache is on, its folder can be
+    /// made, its lock opened and a file written beside it. The tuner asks
+    /// before it measures anything, so an unwritable cache costs no work.
+    pub fn check_writable(&self) -> std::io::Result<()> {
+        let Some(path) = &self.path else {
+            return Err(std::io::Error::other("the tuning cache is off"));
+        };
+        let dir = path
+            .parent()
+            .ok_or_else(|| std::io::Error::other("the tuning cache has no folder"))?;
+        std::fs::create_dir_all(dir).map_err(naming(dir))?;
+        let lock_path = path.with_extension("lock");
+        open_lock(&lock_path).map_err(naming(&lock_path))?;
+        let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+        std::fs::write(&probe, b"").map_err(naming(dir))?;
+        std::fs::remove_file(&probe).map_err(naming(&probe))
+    }
+
     /// Every stored choice, `op/class` → choice.
     pub fn entries(&self) -> BTreeMap<String, TuningChoice> {
         self.load().choices

@@ -45,7 +45,9 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
             CompareError::Baseline(why) => Failure::Usage(why),
             CompareError::Current(why) => Failure::Failed(format!("cannot compare: {why}")),
         })?;
-        for c in comparisons {
+        let count = |change: Change| comparisons.iter().filter(|c| c.change == change).count();
+        let (slower, faster) = (count(Change::Slower), count(Change::Faster));
+        for c in comparisons.iter() {
             if c.change != Change::Same {
                 writeln!(
                     out,
@@ -59,6 +61,26 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
                     c.threshold * 100.0
                 )?;
             }
+        }
+        // Always a line: a baseline whose devices or workloads match none of
+        // this run's compares nothing, and says so.
+        let baseline_path = args.compare.as_deref().unwrap_or(std::path::Path::new(""));
+        if comparisons.is_empty() {
+            writeln!(
+                out,
+                "compared nothing: no result of {} has this run's device and workload",
+                baseline_path.display()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "compared {} of {} results with {}: {slower} slower, {faster} faster, {} within \
+                 their noise",
+                comparisons.len(),
+                report.results.len(),
+                baseline_path.display(),
+                comparisons.len() - slower - faster
+            )?;
         }
     }
     let failed = report.results.iter().any(|r| r.status != Status::Ok);

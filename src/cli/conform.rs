@@ -28,7 +28,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         .map(|g| {
             CaseGroup::ALL
                 .into_iter()
-                .find(|c| c.name() == g.as_str())
+                .find(|c| c.name().eq_ignore_ascii_case(g.trim()))
                 .ok_or_else(|| {
                     Failure::Usage(format!(
                         "unknown group '{g}' (groups: ops, errors, limits, memory-model)"
@@ -56,7 +56,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         .into_iter()
         .filter(|c| !args.quick || c.quick)
         .filter(|c| groups.is_empty() || groups.contains(&c.group))
-        .filter(|c| args.cases.is_empty() || args.cases.iter().any(|f| c.name.contains(f.as_str())))
+        .filter(|c| args.cases.is_empty() || args.cases.iter().any(|f| contains_text(&c.name, f)))
         .collect();
     if cases.is_empty() {
         let groups = if args.groups.is_empty() {
@@ -195,4 +195,10 @@ pub fn render(report: &Report) -> String {
         "conformance: FAIL\n"
     });
     out
+}
+
+/// Whether a case name holds `text`, whatever the case of either (as `--op`
+/// and `--group` match).
+fn contains_text(name: &str, text: &str) -> bool {
+    name.to_lowercase().contains(&text.to_lowercase())
 }

@@ -128,7 +128,7 @@ enum Command {
         full: bool,
         /// Merge these result files (report, conform or bench JSON, from any machines)
         /// into one page instead of running anything.
-        #[arg(long, value_name = "JSON", num_args = 1..)]
+        #[arg(long, value_name = "JSON", num_args = 1.., conflicts_with_all = ["backends", "size", "full"])]
         merge: Vec<PathBuf>,
     },
 }

@@ -87,17 +87,35 @@ impl Failure {
                 (error.chain(), code)
             }
         };
-        let mut lines = text.lines();
-        note(format_args!(
-            "error: {}",
-            lines.next().unwrap_or("unknown error")
-        ));
-        let rest: Vec<&str> = lines.collect();
+        let (line, rest) = one_line(&text);
+        note(format_args!("error: {line}"));
         if !rest.is_empty() {
             tracing::debug!("{}", rest.join("\n"));
         }
         ExitCode::from(code)
     }
+}
+
+/// An error's one line, and the lines logged at debug level. A first line
+/// that ends in a colon (a failed compile: the compiler's log follows)
+/// takes the next line that says something, and a line with more behind
+/// it says where the rest is.
+fn one_line(text: &str) -> (String, Vec<&str>) {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let mut line = lines
+        .next()
+        .unwrap_or("unknown error")
+        .trim_end()
+        .to_string();
+    let mut rest: Vec<&str> = lines.collect();
+    if line.ends_with(':') && !rest.is_empty() {
+        line = format!("{line} {}", rest.remove(0).trim());
+    }
+    if !rest.is_empty() {
+        let more = if rest.len() == 1 { "line" } else { "lines" };
+        line = format!("{line} (and {} more {more}: RUST_LOG=debug)", rest.len());
+    }
+    (line, rest)
 }
 
 /// The end of a process whose stdout failed.
@@ -127,4 +145,29 @@ pub fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> rose
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| rosetta::Error::Usage(format!("cannot serialise: {e}")))?;
     rosetta::output::write(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn an_error_is_one_line_that_says_what_failed() {
+        assert_eq!(one_line("bad shape"), ("bad shape".to_string(), vec![]));
+        // A compile error's first log line joins its heading.
+        assert_eq!(
+            one_line("kernel 'k' failed to compile:\nInvalid build option: -x\n"),
+            (
+                "kernel 'k' failed to compile: Invalid build option: -x".to_string(),
+                vec![]
+            )
+        );
+        let (line, rest) = one_line("failed to compile:\n\nerror A\nerror B\nerror C");
+        assert_eq!(
+            line,
+            "failed to compile: error A (and 2 more lines: RUST_LOG=debug)"
+        );
+        assert_eq!(rest, ["error B", "error C"]);
+        assert_eq!(one_line("").0, "unknown error");
+    }
 }

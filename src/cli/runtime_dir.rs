@@ -1,4 +1,5 @@
-//! A private `XDG_RUNTIME_DIR` when the environment has none.
+//! A private `XDG_RUNTIME_DIR` when the environment has none, or one that
+//! is relative or not private.
 //!
 //! Mesa's EGL, which wgpu's GL adapter goes through, loads libwayland even
 //! for surfaceless contexts, and libwayland prints `error: XDG_RUNTIME_DIR is
@@ -10,17 +11,27 @@
 #[cfg(unix)]
 pub fn ensure() {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    use std::path::PathBuf;
+    use std::path::Path;
 
-    let valid = |dir: &std::path::Path| std::fs::metadata(dir).is_ok_and(|m| m.is_dir());
-    if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| valid(d.as_ref())) {
-        return;
-    }
     // The user id: the owner of this process's own /proc entry.
     let Ok(uid) = std::fs::metadata("/proc/self").map(|m| m.uid()) else {
         return;
     };
-    let dir: PathBuf = std::env::temp_dir().join(format!("rosetta-runtime-{uid}"));
+    let owned = |m: &std::fs::Metadata| m.is_dir() && m.uid() == uid;
+    let private = |m: &std::fs::Metadata| owned(m) && m.permissions().mode() & 0o077 == 0;
+    // The XDG rule: an absolute path to a directory this user owns and no
+    // one else can enter. libwayland refuses a relative one with the same
+    // two lines as a missing one; a directory others share is not kept
+    // either (the README's promise).
+    let valid = |dir: &Path| dir.is_absolute() && std::fs::metadata(dir).is_ok_and(|m| private(&m));
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| valid(d.as_ref())) {
+        return;
+    }
+    // Absolute even where TMPDIR is relative.
+    let Ok(dir) = std::path::absolute(std::env::temp_dir().join(format!("rosetta-runtime-{uid}")))
+    else {
+        return;
+    };
     let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
     // Only a directory this user owns and no one else can enter: another
     // user may have made one of that name first. One this user made with
@@ -28,14 +39,12 @@ pub fn ensure() {
     // private first, as `mkdir -m 0700` would have made it: else
     // libwayland's lines came back. (/tmp's sticky bit keeps others from
     // swapping the directory for a link in between.)
-    let owned = |m: &std::fs::Metadata| m.is_dir() && m.uid() == uid;
     if std::fs::symlink_metadata(&dir)
         .is_ok_and(|m| owned(&m) && m.permissions().mode() & 0o077 != 0)
     {
         let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
     }
-    let ours = std::fs::symlink_metadata(&dir)
-        .is_ok_and(|m| owned(&m) && m.permissions().mode() & 0o077 == 0);
+    let ours = std::fs::symlink_metadata(&dir).is_ok_and(|m| private(&m));
     if ours {
         // Called first thing in `main`, before this process starts any
         // thread, so nothing reads the environment while it changes.

@@ -73,6 +73,12 @@ pub fn run(
             )));
         }
     }
+    // A cache it cannot write fails before anything is measured.
+    for device in &devices {
+        TuningCache::for_device(device.info())
+            .check_writable()
+            .map_err(|e| Failure::Failed(format!("the tuning cache cannot be written: {e}")))?;
+    }
     let total: usize = jobs.iter().map(|(_, w)| w.variants.len() * ROUNDS).sum();
     let bar = progress::bar(total, "tune");
     let mut failed = false;
@@ -134,13 +140,8 @@ pub fn run(
             .iter()
             .map(|(v, t)| format!("{v} {}", rosetta::bench::format_seconds(*t)))
             .collect();
-        writeln!(
-            out,
-            "{:<10} {:<28} -> {best}   ({})",
-            device.info().id(),
-            workload.label,
-            summary.join(", ")
-        )?;
+        // Stored before it is printed: a closed stdout ends the run (141)
+        // after the choice is kept, not before.
         let stored = TuningCache::for_device(device.info()).store(
             device.info(),
             workload.op,
@@ -158,6 +159,13 @@ pub fn run(
                 "the tuning cache cannot be written: {e}"
             )));
         }
+        writeln!(
+            out,
+            "{:<10} {:<28} -> {best}   ({})",
+            device.info().id(),
+            workload.label,
+            summary.join(", ")
+        )?;
     }
     bar.finish_and_clear();
     if let Some(device) = devices.first() {

@@ -49,11 +49,20 @@ pub fn open<D: Driver>(info: DeviceInfo, driver: D) -> Arc<dyn Backend> {
 /// Bytes the pool may hold: an eighth of device memory, at most 1 GiB
 /// (`ROSETTA_POOL_BYTES` overrides; 0 turns pooling off).
 fn pool_limit(info: &DeviceInfo) -> u64 {
-    if let Some(bytes) = std::env::var("ROSETTA_POOL_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-    {
-        return bytes;
+    if let Ok(value) = std::env::var("ROSETTA_POOL_BYTES") {
+        match value.trim().parse::<u64>() {
+            Ok(bytes) => return bytes,
+            // Said once per process: a typo must not pass unseen.
+            Err(_) => {
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| {
+                    tracing::warn!(
+                        "ROSETTA_POOL_BYTES={value:?} is not a number of bytes: ignored, the \
+                         default pool limit applies"
+                    )
+                });
+            }
+        }
     }
     let memory = if info.caps.memory_bytes > 0 {
         info.caps.memory_bytes
