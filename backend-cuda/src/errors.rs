@@ -85,7 +85,8 @@ pub(crate) fn load(label: String, name: &str, log: &str, e: CuError) -> Error {
 pub(crate) fn compile(label: String, e: CompileError) -> Error {
     match e {
         CompileError::Log(log) => {
-            tracing::warn!(kernel = %label, "cuda: NVRTC failed:\n{log}");
+            // The log travels in the error; the CLI shows its first line.
+            tracing::debug!(kernel = %label, "cuda: NVRTC failed:\n{log}");
             Error::Compile {
                 api: Api::Cuda,
                 kernel: label,

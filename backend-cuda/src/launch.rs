@@ -43,7 +43,8 @@ pub(crate) unsafe fn enqueue(
             .launch(launch.groups, launch.group_size, dynamic, &pointers, params)
     }
     .map_err(|e| {
-        tracing::warn!(kernel = %kernel.label, "cuda: launch failed: {}", e.chain());
+        // Returned, not also warned about: an error is one line.
+        tracing::debug!(kernel = %kernel.label, "cuda: launch failed: {}", e.chain());
         match e {
             Error::Unsupported { api, what } => Error::Unsupported {
                 api,
