@@ -1322,12 +1322,22 @@ fn tune_refuses_to_keep_nothing() {
     let warned = stderr(&out);
     assert_eq!(warned.matches("tuning cache").count(), 1, "{warned}");
     assert!(warned.contains("ignored (not a tuning file"), "{warned}");
+    assert!(warned.contains("rosetta tune"), "{warned}");
     let back = rosetta::npy::read(&sum).unwrap();
     assert_eq!(back.data, ArrayData::F32(vec![5000.0]));
     let out = with("reduce", path(&cache));
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(stored[0].path()).unwrap();
     assert!(text.contains("reduce/"), "{text}");
+
+    // A cache folder that is a file: tuning cannot mend that, and the
+    // warning does not send the user to it.
+    let out = rosetta_with_env(&run, &[("ROSETTA_CACHE_DIR", path(&file))]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let warned = stderr(&out);
+    assert_eq!(warned.matches("tuning cache").count(), 1, "{warned}");
+    assert!(warned.contains("until the cache's path is mended"), "{warned}");
+    assert!(!warned.contains("rosetta tune"), "{warned}");
 }
 
 /// `--op` names match whatever their case in `bench` as in `run`: `MATMUL`

@@ -66,15 +66,19 @@ impl TuningCache {
         let Some(path) = &self.path else {
             return TuningFile::default();
         };
-        let why = match rosetta_core::disk_cache::read_cache_file(path) {
+        use rosetta_core::disk_cache::{read_cache_file, Unread};
+        let (why, until) = match read_cache_file(path) {
             Ok(None) => return TuningFile::default(),
             Ok(Some(data)) => match serde_json::from_slice(&data) {
                 Ok(file) => return file,
-                Err(e) => format!("not a tuning file: {e}"),
+                Err(e) => (format!("not a tuning file: {e}"), REWRITE),
             },
-            Err(unread) => unread.to_string(),
+            // A path that cannot be read at all (the cache folder is a
+            // file, say) cannot be written either: tuning will not mend it.
+            Err(Unread::Io(e)) => (e.to_string(), "until the cache's path is mended"),
+            Err(unread) => (unread.to_string(), REWRITE),
         };
-        warn_once(path, &why);
+        warn_once(path, &why, until);
         TuningFile::default()
     }
 
@@ -152,15 +156,18 @@ fn open_lock(path: &Path) -> std::io::Result<File> {
     }
 }
 
+/// How a tuning file that is ignored is mended.
+const REWRITE: &str = "until `rosetta tune` rewrites it";
+
 /// Warn that the tuning file at `path` is ignored, once per path and process
 /// (plans look their choice up each time they are made).
-fn warn_once(path: &Path, why: &str) {
+fn warn_once(path: &Path, why: &str, until: &str) {
     static WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
     let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
     if !warned.iter().any(|p| p == path) {
         warned.push(path.to_path_buf());
         tracing::warn!(
-            "tuning cache {} ignored ({why}): the default choices run until `rosetta tune` rewrites it",
+            "tuning cache {} ignored ({why}): the default choices run {until}",
             path.display()
         );
     }
