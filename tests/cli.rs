@@ -1336,7 +1336,10 @@ fn tune_refuses_to_keep_nothing() {
     assert!(out.status.success(), "{}", stderr(&out));
     let warned = stderr(&out);
     assert_eq!(warned.matches("tuning cache").count(), 1, "{warned}");
-    assert!(warned.contains("until the cache's path is mended"), "{warned}");
+    assert!(
+        warned.contains("until the cache's path is mended"),
+        "{warned}"
+    );
     assert!(!warned.contains("rosetta tune"), "{warned}");
 }
 
