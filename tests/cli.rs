@@ -381,17 +381,20 @@ fn bench_json_compare_and_html() {
             stderr(&out)
         );
     }
-    let again = rosetta(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--size",
-        "small",
-        "--op",
-        "reduce",
-        "--compare",
-        path(&json),
-    ]);
+    let compare_with = |baseline: &Path| {
+        rosetta(&[
+            "bench",
+            "--backend",
+            "cpu",
+            "--size",
+            "small",
+            "--op",
+            "reduce",
+            "--compare",
+            path(baseline),
+        ])
+    };
+    let again = compare_with(&json);
     assert!(again.status.success(), "{}", stderr(&again));
     let printed = String::from_utf8_lossy(&again.stdout).into_owned();
     assert!(
@@ -408,17 +411,7 @@ fn bench_json_compare_and_html() {
     }
     let elsewhere = dir.join("elsewhere.json");
     std::fs::write(&elsewhere, serde_json::to_vec(&other).unwrap()).unwrap();
-    let out = rosetta(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--size",
-        "small",
-        "--op",
-        "reduce",
-        "--compare",
-        path(&elsewhere),
-    ]);
+    let out = compare_with(&elsewhere);
     assert!(out.status.success(), "{}", stderr(&out));
     let printed = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(printed.contains("compared nothing"), "{printed}");
