@@ -6,8 +6,9 @@ use std::path::PathBuf;
 /// `Result` with the facade's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// What went wrong. `Debug` prints the same one line as [`Error::chain`],
-/// so that `fn main() -> rosetta::Result<()>` ends with a readable message.
+/// What went wrong. `Debug` prints the same text as [`Error::chain`] (one
+/// line, but for a failed compile's log below it), so that `fn main() ->
+/// rosetta::Result<()>` ends with a readable message.
 #[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -78,7 +79,8 @@ impl Error {
         }
     }
 
-    /// The message with every source appended, on one line; a source whose
+    /// The message with every source appended, on one line (a failed
+    /// compile's log on the lines below it); a source whose
     /// text the message already ends with (an I/O error's reason, which its
     /// message shows) is not repeated ([`rosetta_core::error_chain`]; a
     /// device error is transparent, so this is its own chain).

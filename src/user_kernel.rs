@@ -9,7 +9,9 @@
 //! let test = KernelTest {
 //!     spec,
 //!     launch: rosetta::Launch::linear(4, 64, 0),
-//!     buffers: vec![Data::F32(vec![1.0; 256]), Data::Zeros { bytes: 1024 }],
+//!     // The output is f32 values, so the tolerance applies to it (a
+//!     // `Data::Zeros` output is compared exactly, as words).
+//!     buffers: vec![Data::F32(vec![1.0; 256]), Data::F32(vec![0.0; 256])],
 //!     params: vec![256],
 //!     expected: Expected::CpuVersion,
 //!     tolerance: Tolerance::Relative(1e-6),
@@ -90,7 +92,9 @@ impl Data {
 /// What the outputs should be.
 #[derive(Debug, Clone)]
 pub enum Expected {
-    /// What the kernel's Rust version computes on the CPU backend.
+    /// What the kernel's Rust version computes on the CPU backend (a kernel
+    /// without one makes [`KernelTest::run`] return
+    /// an `Unsupported` [`Error::Device`]: there is no reference at all).
     CpuVersion,
     /// The contents of each binding after the launch (`None`: not checked):
     /// one entry per binding, at least one of them `Some`.
@@ -123,7 +127,8 @@ pub struct KernelTest {
     pub params: Vec<u32>,
     /// The reference.
     pub expected: Expected,
-    /// For f32 outputs.
+    /// For f32 outputs: bindings given as [`Data::F32`] (a [`Data::Zeros`]
+    /// output is compared exactly, as words).
     pub tolerance: Tolerance,
 }
 
@@ -138,7 +143,8 @@ pub struct DeviceResult {
     pub status: Status,
     /// The first difference, or the error.
     pub detail: String,
-    /// Largest |got − expected| over f32 outputs.
+    /// Largest finite |got − expected| over the f32 outputs compared: every
+    /// value of them, also past the first difference.
     pub max_error: Option<f64>,
 }
 
@@ -331,6 +337,9 @@ impl KernelTest {
                 ));
             }
         }
+        // Every value is compared, so that `max_error` is the largest error
+        // of all the f32 outputs; the first difference is the one reported.
+        let mut first: Option<String> = None;
         for (i, (g, e)) in got.iter().zip(expected).enumerate() {
             let Some(e) = e else { continue };
             if accesses.get(i) == Some(&Access::Read)
@@ -338,15 +347,22 @@ impl KernelTest {
             {
                 continue;
             }
+            // Sizes first: an expectation of 2^50 zero bytes is a
+            // difference, not an allocation.
+            if g.len_bytes() != e.len_bytes() {
+                let (what, got_n, expected_n) = match (g, e) {
+                    (Data::F32(_), Data::F32(_)) => {
+                        ("values", g.len_bytes() / 4, e.len_bytes() / 4)
+                    }
+                    _ => ("bytes", g.len_bytes(), e.len_bytes()),
+                };
+                first.get_or_insert(format!(
+                    "binding {i}: {got_n} {what}, expected {expected_n}"
+                ));
+                continue;
+            }
             match (g, e) {
                 (Data::F32(g), Data::F32(e)) => {
-                    if g.len() != e.len() {
-                        return Err(format!(
-                            "binding {i}: {} values, expected {}",
-                            g.len(),
-                            e.len()
-                        ));
-                    }
                     for (j, (&a, &b)) in g.iter().zip(e).enumerate() {
                         let err = (f64::from(a) - f64::from(b)).abs();
                         let ok = match self.tolerance {
@@ -363,36 +379,25 @@ impl KernelTest {
                         if err.is_finite() {
                             *max_error = Some(max_error.unwrap_or(0.0).max(err));
                         }
-                        if !ok {
-                            return Err(format!("binding {i}[{j}]: got {a:e}, expected {b:e}"));
+                        if !ok && first.is_none() {
+                            first = Some(format!("binding {i}[{j}]: got {a:e}, expected {b:e}"));
                         }
                     }
                 }
                 (g, e) => {
                     let (gb, eb) = (g.bytes(), e.bytes());
-                    if gb.len() != eb.len() {
-                        return Err(format!(
-                            "binding {i}: {} bytes, expected {}",
-                            gb.len(),
-                            eb.len()
-                        ));
-                    }
-                    if gb != eb {
-                        let at = gb
-                            .iter()
-                            .zip(&eb)
-                            .position(|(a, b)| a != b)
-                            .unwrap_or(gb.len().min(eb.len()));
-                        return Err(format!(
+                    if let Some(at) = gb.iter().zip(&eb).position(|(a, b)| a != b) {
+                        let word = at / 4 * 4..(at / 4 * 4 + 4).min(gb.len());
+                        first.get_or_insert(format!(
                             "binding {i}: first difference at byte {at} (got {:?}, expected {:?})",
-                            g.like(&gb[at / 4 * 4..(at / 4 * 4 + 4).min(gb.len())]),
-                            e.like(&eb[at / 4 * 4..(at / 4 * 4 + 4).min(eb.len())])
+                            g.like(&gb[word.clone()]),
+                            e.like(&eb[word])
                         ));
                     }
                 }
             }
         }
-        Ok(())
+        first.map_or(Ok(()), Err)
     }
 }
 
@@ -428,6 +433,66 @@ mod tests {
             expected: Expected::CpuVersion,
             tolerance: Tolerance::Relative(1e-6),
         }
+    }
+
+    /// A kernel with only a Rust version: word i of binding 0 becomes
+    /// 10.5·i, for i < 4.
+    fn ramp(output: Data, expected: Data, tolerance: Tolerance) -> KernelTest {
+        let def = KernelDef::builder("ramp")
+            .bindings([Access::ReadWrite])
+            .cpu(|group, bindings| {
+                let out = bindings.write(0);
+                for lid in 0..group.size.min(4) {
+                    out[lid as usize].store_f32(lid as f32 * 10.5);
+                }
+            })
+            .build_arc()
+            .unwrap();
+        KernelTest {
+            spec: KernelSpec::new(&def, &[("GROUP_SIZE", 4)]).unwrap(),
+            launch: Launch::linear(1, 4, 0),
+            buffers: vec![output],
+            params: vec![],
+            expected: Expected::Given(vec![Some(expected)]),
+            tolerance,
+        }
+    }
+
+    /// `max_error` is the largest error of all the values, not of those up
+    /// to the first difference (it said 0.5 where 10.5·3 − 30 = 1.5).
+    #[test]
+    fn the_largest_error_counts_every_value() {
+        let test = ramp(
+            Data::F32(vec![0.0; 4]),
+            Data::F32(vec![0.0, 10.0, 20.0, 30.0]),
+            Tolerance::Absolute(0.1),
+        );
+        // SAFETY: the kernel writes words 0..4 of its 16-byte buffer.
+        let report = unsafe { test.run(&cpu()) }.unwrap();
+        let result = &report.results[0];
+        assert!(!report.passed());
+        assert!(result.detail.contains("binding 0[1]"), "{}", result.detail);
+        assert_eq!(result.max_error, Some(1.5));
+    }
+
+    /// An expectation of more zero bytes than any buffer holds is a
+    /// difference in size, not an allocation (2^50 bytes aborted the
+    /// process).
+    #[test]
+    fn a_huge_zeros_expectation_is_a_size_difference() {
+        let test = ramp(
+            Data::Zeros { bytes: 16 },
+            Data::Zeros { bytes: 1 << 50 },
+            Tolerance::Exact,
+        );
+        // SAFETY: as above.
+        let report = unsafe { test.run(&cpu()) }.unwrap();
+        assert!(!report.passed());
+        let detail = &report.results[0].detail;
+        assert!(
+            detail.contains("16 bytes, expected 1125899906842624"),
+            "{detail}"
+        );
     }
 
     fn cpu() -> Vec<Device> {

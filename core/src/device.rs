@@ -133,9 +133,9 @@ pub trait Backend: sealed::Sealed + Send + Sync {
     /// [`Backend::elapsed`] measures between two of them.
     fn timestamp(&self) -> Result<Timestamp>;
 
-    /// Time between two marks of this device (`begin` recorded first), and
-    /// the clock it was measured with ([`Clock::Device`] where the API has
-    /// timers). Waits for `end`.
+    /// Time between two marks of this device (`begin` recorded first, else
+    /// an [`Error::InvalidArgument`]), and the clock it was measured with
+    /// ([`Clock::Device`] where the API has timers). Waits for `end`.
     fn elapsed(&self, begin: &Timestamp, end: &Timestamp) -> Result<(Duration, Clock)>;
 
     /// Messages of warning or error severity the API's validation layer
@@ -404,6 +404,8 @@ pub struct Timestamp {
     pub(crate) mark: Option<Raw>,
     /// Host clock, taken after the queue drained, where it has none.
     pub(crate) host: Instant,
+    /// Its place in the device's order of marks (and other serials).
+    pub(crate) serial: u64,
 }
 
 impl Timestamp {

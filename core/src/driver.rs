@@ -119,7 +119,8 @@ pub trait Driver: Send + 'static {
     fn timestamp(&mut self) -> Result<Option<Self::Mark>>;
 
     /// Device time from `begin` to `end` (both from this driver, `begin`
-    /// recorded first). Waits until `end` has been reached.
+    /// recorded first or the same mark: the checked layer refuses the
+    /// other order). Waits until `end` has been reached.
     fn elapsed(&mut self, begin: &Self::Mark, end: &Self::Mark) -> Result<Duration>;
 
     /// Validation-layer messages since the last call (drained).

@@ -243,13 +243,16 @@ impl Error {
     }
 
     /// The message with every source appended (`a: b: c`), on one line, for
-    /// logs and the command line.
+    /// logs and the command line — but for [`Error::Compile`], whose
+    /// compiler log follows on the lines after its first (the command line
+    /// shows the first line of the log and logs the rest at debug level).
     pub fn chain(&self) -> String {
         error_chain(self)
     }
 }
 
-/// An error's message with every source appended, on one line; a source
+/// An error's message with every source appended, on one line (a compile
+/// error's log on the lines after it); a source
 /// whose text the message so far already ends with (an I/O error's reason
 /// that the message shows) is not repeated. [`Error::chain`], and the
 /// facade's errors, print this.

@@ -203,7 +203,8 @@ impl BenchReport {
     }
 }
 
-#[cfg(test)]
+// The fixtures live with the report, which is the `cli` feature's.
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 

@@ -383,11 +383,21 @@ impl<D: Driver> Backend for Checked<D> {
             tag: self.tag,
             mark: mark.map(|m| Box::new(m) as Raw),
             host: Instant::now(),
+            // Taken under the driver's lock: serials follow queue order.
+            serial: self.next_serial.fetch_add(1, Ordering::Relaxed),
         })
     }
 
     fn elapsed(&self, begin: &Timestamp, end: &Timestamp) -> Result<(Duration, Clock)> {
-        match (self.mark(begin)?, self.mark(end)?) {
+        let (b, e) = (self.mark(begin)?, self.mark(end)?);
+        // Drivers subtract `begin` from `end` (Vulkan's ticks wrapped to
+        // 584 years where they came the other way round).
+        if begin.serial > end.serial {
+            return Err(Error::InvalidArgument(
+                "elapsed: `begin` was recorded after `end` (pass the earlier mark first)".into(),
+            ));
+        }
+        match (b, e) {
             (Some(b), Some(e)) => Ok((self.driver()?.elapsed(b, e)?, Clock::Device)),
             (None, None) => Ok((end.host.saturating_duration_since(begin.host), Clock::Host)),
             _ => Err(Error::InvalidArgument(

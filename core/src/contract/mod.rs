@@ -752,7 +752,16 @@ fn timestamps_overlap(
     let slack = std::time::Duration::from_micros(50).max(whole / 100);
     ensure(whole + slack >= sum && sum + slack >= whole, || {
         format!("{first:?} + {rest:?} vs {whole:?}")
-    })
+    })?;
+    // Marks the wrong way round are refused on every API (Vulkan's
+    // subtraction wrapped to 584 years; the others gave 0); a mark with
+    // itself is no time.
+    let swapped = device.elapsed(&t2, &t0);
+    ensure(matches!(swapped, Err(Error::InvalidArgument(_))), || {
+        format!("marks swapped: {swapped:?}")
+    })?;
+    let (none, _) = ok(device.elapsed(&t1, &t1))?;
+    ensure(none.is_zero(), || format!("a mark with itself: {none:?}"))
 }
 
 /// Inside a timed interval every call still completes and sees the work
