@@ -37,7 +37,7 @@ pub use driver::Driver;
 pub use elem::{bytes_of, Elem, Element};
 pub use error::{check_limit, error_chain, Error, ErrorKind, Result, Source as ErrorSource};
 pub use kernel::{
-    options_from_env, Access, CpuKernel, Fingerprint, KernelBuilder, KernelDef, KernelSpec, Source,
-    Sources,
+    options_from_env, uses_word, Access, CpuKernel, Fingerprint, KernelBuilder, KernelDef,
+    KernelSpec, Source, Sources,
 };
 pub use launch::{check_byte_range, grid_2d, Launch};

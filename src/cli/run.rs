@@ -145,7 +145,7 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
             let text = e.chain();
             let named: Vec<String> = paths
                 .iter()
-                .filter(|(name, _)| names_word(&text, name))
+                .filter(|(name, _)| rosetta::core::uses_word(&text, name))
                 .map(|(name, path)| format!("{name}: {}", path.display()))
                 .collect();
             Failure::Usage(if named.is_empty() {
@@ -162,14 +162,6 @@ pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
         None => print_values(out, &result)?,
     }
     Ok(Outcome::Success)
-}
-
-/// Whether `text` holds `word` with no letter, digit or `_` on either side.
-fn names_word(text: &str, word: &str) -> bool {
-    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    text.match_indices(word).any(|(at, _)| {
-        !part(text[..at].chars().next_back()) && !part(text[at + word.len()..].chars().next())
-    })
 }
 
 fn print_values(out: &mut Out, array: &Array) -> Result<(), Failure> {
@@ -196,20 +188,4 @@ fn print_values(out: &mut Out, array: &Array) -> Result<(), Failure> {
         list.join(", ")
     )?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::names_word;
-
-    #[test]
-    fn input_names_are_found_as_whole_words() {
-        assert!(names_word("A is 2x3, B is 2x4", "A"));
-        assert!(names_word("A is 2x3, B is 2x4", "B"));
-        assert!(names_word("the filter (TAPS) is even", "TAPS"));
-        assert!(!names_word("kernel 'matmul THREAD_M=2'", "A"));
-        assert!(!names_word("TAPS_3 failed", "TAPS"));
-        assert!(!names_word("MATRIX", "A"));
-        assert!(!names_word("", "X"));
-    }
 }

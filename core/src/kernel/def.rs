@@ -290,10 +290,12 @@ impl KernelBuilder {
 }
 
 /// Whether `word` occurs in `text` as a whole identifier (not inside a
-/// longer one). A textual test: an occurrence in a comment counts, which
-/// only lets a constant through that the compiler would then ignore, as
-/// before this check.
-fn uses_word(text: &str, word: &str) -> bool {
+/// longer one: no ASCII letter, digit or `_` on either side). A textual
+/// test: in a kernel source an occurrence in a comment counts, which only
+/// lets a constant through that the compiler would then ignore, as before
+/// [`KernelBuilder::build`] checked. The command line uses it too, to find
+/// the inputs an error message names.
+pub fn uses_word(text: &str, word: &str) -> bool {
     let is_part = |c: char| c.is_ascii_alphanumeric() || c == '_';
     text.match_indices(word).any(|(at, _)| {
         !text[..at].chars().next_back().is_some_and(is_part)
@@ -404,5 +406,18 @@ mod tests {
         assert!(uses_word("a TILE", "TILE") && uses_word("TILE)", "TILE"));
         assert!(!uses_word("TILE_K", "TILE") && !uses_word("_TILE", "TILE"));
         assert!(!uses_word("", "TILE"));
+    }
+
+    /// The command line's use: the inputs an error message names (`A`, not
+    /// the A inside `THREAD_M`).
+    #[test]
+    fn input_names_are_found_as_whole_words() {
+        assert!(uses_word("A is 2x3, B is 2x4", "A"));
+        assert!(uses_word("A is 2x3, B is 2x4", "B"));
+        assert!(uses_word("the filter (TAPS) is even", "TAPS"));
+        assert!(!uses_word("kernel 'matmul THREAD_M=2'", "A"));
+        assert!(!uses_word("TAPS_3 failed", "TAPS"));
+        assert!(!uses_word("MATRIX", "A"));
+        assert!(!uses_word("", "X"));
     }
 }

@@ -31,7 +31,7 @@ mod fingerprint;
 mod sources;
 mod spec;
 
-pub use def::{Access, KernelBuilder, KernelDef};
+pub use def::{uses_word, Access, KernelBuilder, KernelDef};
 pub use fingerprint::Fingerprint;
 pub use sources::{CpuKernel, Source, Sources};
 pub use spec::{options_from_env, KernelSpec};
