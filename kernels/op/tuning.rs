@@ -97,15 +97,8 @@ impl TuningCache {
         class: &str,
         choice: TuningChoice,
     ) -> std::io::Result<()> {
-        let Some(path) = &self.path else {
-            return Err(std::io::Error::other("the tuning cache is off"));
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(naming(path))?;
-        }
-        let lock_path = path.with_extension("lock");
-        let lock = open_lock(&lock_path).map_err(naming(&lock_path))?;
-        lock.lock().map_err(naming(&lock_path))?;
+        let (path, lock) = self.open_lock()?;
+        lock.lock().map_err(naming(&path.with_extension("lock")))?;
         let mut file = self.load();
         file.device = format!("{} {}", device.id(), device.name);
         file.driver_version = device.driver_version.clone();
@@ -119,18 +112,28 @@ impl TuningCache {
     /// made, its lock opened and a file written beside it. The tuner asks
     /// before it measures anything, so an unwritable cache costs no work.
     pub fn check_writable(&self) -> std::io::Result<()> {
-        let Some(path) = &self.path else {
-            return Err(std::io::Error::other("the tuning cache is off"));
-        };
+        let (path, _lock) = self.open_lock()?;
         let dir = path
             .parent()
             .ok_or_else(|| std::io::Error::other("the tuning cache has no folder"))?;
-        std::fs::create_dir_all(dir).map_err(naming(dir))?;
-        let lock_path = path.with_extension("lock");
-        open_lock(&lock_path).map_err(naming(&lock_path))?;
         let probe = dir.join(format!(".write-probe-{}", std::process::id()));
         std::fs::write(&probe, b"").map_err(naming(dir))?;
         std::fs::remove_file(&probe).map_err(naming(&probe))
+    }
+
+    /// The choices' path, with its folder made and its lock file open (not
+    /// yet locked): what storing needs first, and what
+    /// [`TuningCache::check_writable`] checks.
+    fn open_lock(&self) -> std::io::Result<(&Path, File)> {
+        let Some(path) = &self.path else {
+            return Err(std::io::Error::other("the tuning cache is off"));
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(naming(path))?;
+        }
+        let lock_path = path.with_extension("lock");
+        let lock = open_lock_file(&lock_path).map_err(naming(&lock_path))?;
+        Ok((path, lock))
     }
 
     /// Every stored choice, `op/class` → choice.
@@ -147,7 +150,7 @@ impl TuningCache {
 /// Open (or create) the lock file beside a device's choices. Only a
 /// regular file is opened: opening a FIFO for writing blocks until a reader
 /// comes, which none ever does, and a directory cannot be locked.
-fn open_lock(path: &Path) -> std::io::Result<File> {
+fn open_lock_file(path: &Path) -> std::io::Result<File> {
     match std::fs::metadata(path) {
         Ok(meta) if !meta.is_file() => Err(std::io::Error::other(
             "the tuning cache's lock is not a regular file",
