@@ -106,19 +106,7 @@ fn round(device: &Device, seed: u64, n: usize) -> Result<(), String> {
         .and_then(|s| s.conv1d(&device.upload(&taps)?))
         .and_then(|y| y.to_vec())
         .map_err(err)?;
-    let correlated: Vec<f32> = (0..n)
-        .map(|i| {
-            (0..5usize)
-                .filter_map(|t| {
-                    (i + t)
-                        .checked_sub(2)
-                        .and_then(|j| signal.get(j))
-                        .map(|v| v * taps[t])
-                })
-                .sum()
-        })
-        .collect();
-    if filtered != correlated {
+    if filtered != common::correlate(&signal, &taps) {
         return Err(fail("conv1d"));
     }
 

@@ -38,3 +38,21 @@ pub fn devices_of(api: Api) -> Vec<Device> {
 pub fn all_devices() -> Vec<Device> {
     Api::ALL.into_iter().flat_map(devices_of).collect()
 }
+
+/// The host's "same"-size correlation of `x` with `taps` (odd length),
+/// zero past both ends, summed in tap order: the conv1d contract.
+pub fn correlate(x: &[f32], taps: &[f32]) -> Vec<f32> {
+    let half = taps.len() / 2;
+    (0..x.len())
+        .map(|i| {
+            (0..taps.len())
+                .filter_map(|t| {
+                    (i + t)
+                        .checked_sub(half)
+                        .and_then(|j| x.get(j))
+                        .map(|v| v * taps[t])
+                })
+                .sum()
+        })
+        .collect()
+}
