@@ -21,7 +21,10 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     // Before any work: a bad baseline or op is a usage error, an output path
     // that cannot be written a failure.
     let ops = check_ops(&args.ops)?;
-    let baseline = args.compare.as_deref().map(read_baseline).transpose()?;
+    let baseline = match args.compare.as_deref() {
+        Some(path) => Some((path, read_baseline(path)?)),
+        None => None,
+    };
     if let Some(path) = &args.json {
         rosetta::output::check_file(path)?;
     }
@@ -40,7 +43,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         note(format_args!("wrote {}", dir.join("index.html").display()));
         note(format_args!("wrote {}", dir.join("results.json").display()));
     }
-    if let Some(baseline) = &baseline {
+    if let Some((baseline_path, baseline)) = &baseline {
         let comparisons = bench::compare(baseline, &report).map_err(|e| match e {
             CompareError::Baseline(why) => Failure::Usage(why),
             CompareError::Current(why) => Failure::Failed(format!("cannot compare: {why}")),
@@ -64,7 +67,6 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         }
         // Always a line: a baseline whose devices or workloads match none of
         // this run's compares nothing, and says so.
-        let baseline_path = args.compare.as_deref().unwrap_or(std::path::Path::new(""));
         if comparisons.is_empty() {
             writeln!(
                 out,

@@ -77,7 +77,7 @@ pub fn run(
     for device in &devices {
         TuningCache::for_device(device.info())
             .check_writable()
-            .map_err(|e| Failure::Failed(format!("the tuning cache cannot be written: {e}")))?;
+            .map_err(unwritable)?;
     }
     let total: usize = jobs.iter().map(|(_, w)| w.variants.len() * ROUNDS).sum();
     let bar = progress::bar(total, "tune");
@@ -155,9 +155,7 @@ pub fn run(
         if let Err(e) = stored {
             // Storing is what tuning is for: stop rather than measure on.
             bar.finish_and_clear();
-            return Err(Failure::Failed(format!(
-                "the tuning cache cannot be written: {e}"
-            )));
+            return Err(unwritable(e));
         }
         writeln!(
             out,
@@ -184,6 +182,11 @@ pub fn run(
     } else {
         Outcome::Success
     })
+}
+
+/// The failure of a tuning cache that cannot keep a choice.
+fn unwritable(e: std::io::Error) -> Failure {
+    Failure::Failed(format!("the tuning cache cannot be written: {e}"))
 }
 
 #[cfg(test)]
