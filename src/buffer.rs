@@ -96,11 +96,15 @@ impl<T: Element> DeviceBuffer<T> {
         Ok(self.buffer.write(data)?)
     }
 
-    /// A copy on the same device.
+    /// A copy of the `len` values on the same device (only the values: a
+    /// buffer wrapped by [`DeviceBuffer::from_raw`] may hold more bytes).
     pub fn try_clone(&self) -> Result<Self> {
-        let copy = self.backend().alloc(self.buffer.bytes())?;
-        let bytes = self.buffer.bytes().div_ceil(4) * 4;
-        self.backend().copy(&self.buffer, 0, &copy, 0, bytes)?;
+        let bytes = rosetta_core::bytes_of(T::ELEM, self.len)?;
+        let copy = self.backend().alloc(bytes)?;
+        // Copies move whole 4-byte words; both capacities are multiples of
+        // 16 at least `bytes`, so the word holding a u8 tail is inside both.
+        self.backend()
+            .copy(&self.buffer, 0, &copy, 0, bytes.div_ceil(4) * 4)?;
         DeviceBuffer::from_raw(copy, self.len)
     }
 

@@ -29,6 +29,48 @@ fn one_buffer_may_be_both_operands() {
     }
 }
 
+/// `try_clone` of a buffer wrapped from a larger raw one copies the values
+/// only: the clone holds `len` values in a buffer sized for them (it used to
+/// copy, and allocate, the whole raw buffer), for u8 tails that end inside a
+/// word too.
+#[test]
+fn a_clone_of_a_wrapped_buffer_holds_only_its_values() {
+    for device in &common::all_devices() {
+        let id = device.info().id();
+        let backend = device.backend();
+        let raw = backend.alloc(1 << 20).unwrap();
+        let words: Vec<u32> = (0..(1u32 << 18))
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        raw.write(&words).unwrap();
+        let wrapped = rosetta::DeviceBuffer::<u32>::from_raw(raw, 3).unwrap();
+        let clone = wrapped.try_clone().unwrap();
+        assert_eq!(clone.len(), 3, "{id}");
+        assert_eq!(clone.raw().bytes(), 12, "{id}: the clone's size");
+        assert_eq!(clone.to_vec().unwrap(), words[..3], "{id}: u32 values");
+        drop(wrapped);
+        assert_eq!(
+            clone.to_vec().unwrap(),
+            words[..3],
+            "{id}: after the original is gone"
+        );
+
+        let bytes: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0usize, 1, 5, 6, 7, 8, 4095] {
+            let raw = rosetta::core::Buffer::from_slice(backend, &bytes).unwrap();
+            let wrapped = rosetta::DeviceBuffer::<u8>::from_raw(raw, len).unwrap();
+            let clone = wrapped.try_clone().unwrap();
+            drop(wrapped);
+            assert_eq!(
+                clone.raw().bytes(),
+                len as u64,
+                "{id}: u8 x {len}, the clone's size"
+            );
+            assert_eq!(clone.to_vec().unwrap(), bytes[..len], "{id}: u8 x {len}");
+        }
+    }
+}
+
 /// A buffer of one opening of a device used with another opening of the
 /// same device is refused, and the message tells the two apart — the
 /// facade's check and a plan's own (which said "made on device cpu:0 used
