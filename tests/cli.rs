@@ -323,14 +323,21 @@ fn bench_json_compare_and_html() {
     let dir = scratch("bench");
     let json = dir.join("bench.json");
     let html = dir.join("html");
-    let out = rosetta(&[
-        "bench",
-        "--backend",
-        "cpu",
-        "--size",
-        "small",
-        "--op",
-        "reduce",
+    // The small CPU sum, with what each run adds.
+    let bench = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "--backend",
+            "cpu",
+            "--size",
+            "small",
+            "--op",
+            "reduce",
+        ];
+        args.extend_from_slice(extra);
+        rosetta(&args)
+    };
+    let out = bench(&[
         "--op",
         "matmul",
         "--json",
@@ -381,19 +388,7 @@ fn bench_json_compare_and_html() {
             stderr(&out)
         );
     }
-    let compare_with = |baseline: &Path| {
-        rosetta(&[
-            "bench",
-            "--backend",
-            "cpu",
-            "--size",
-            "small",
-            "--op",
-            "reduce",
-            "--compare",
-            path(baseline),
-        ])
-    };
+    let compare_with = |baseline: &Path| bench(&["--compare", path(baseline)]);
     let again = compare_with(&json);
     assert!(again.status.success(), "{}", stderr(&again));
     let printed = String::from_utf8_lossy(&again.stdout).into_owned();
