@@ -1365,3 +1365,39 @@ fn unknown_ops_list_the_ops_and_the_chains() {
     assert_usage_error(&out, "unknown op 'nosuch' (ops: copy,");
     assert_usage_error(&out, "matmul), or chain for the op chains");
 }
+
+/// Users' extra compiler options come after the constants rosetta defines,
+/// so `-DOP=2` in `ROSETTA_OPENCL_OPTIONS` turned PoCL's sum into a max
+/// (exit 0, a wrong answer). Options that would change what kernels compute
+/// are refused, naming the option, on every C-family API the environment
+/// requires (`ROSETTA_REQUIRE`; the option checks themselves are unit
+/// tests of `rosetta_core`).
+#[test]
+fn compiler_options_that_change_results_are_refused() {
+    let dir = scratch("options");
+    let x = dir.join("x.npy");
+    save_f32(&x, &[12], &(0..12).map(|i| i as f32).collect::<Vec<_>>());
+    let required = std::env::var("ROSETTA_REQUIRE").unwrap_or_default();
+    for (api, var) in [
+        ("opencl", "ROSETTA_OPENCL_OPTIONS"),
+        ("cuda", "ROSETTA_NVRTC_OPTIONS"),
+    ] {
+        if !required.split(',').any(|r| r.trim() == api) {
+            continue;
+        }
+        let cache = dir.join(format!("cache-{api}"));
+        let args = ["run", "reduce", "--backend", api, path(&x)];
+        let env = |options| [(var, options), ("ROSETTA_CACHE_DIR", path(&cache))];
+        let fine = rosetta_with_env(&args, &env("-w"));
+        assert!(fine.status.success(), "{api}: {}", stderr(&fine));
+        assert!(String::from_utf8_lossy(&fine.stdout).contains("[66]"));
+        for bad in ["-DOP=2", "-cl-fast-relaxed-math -w", "--use_fast_math"] {
+            let out = rosetta_with_env(&args, &env(bad));
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{api} {bad}: {err}");
+            assert!(out.stdout.is_empty(), "{api} {bad}: an answer was printed");
+            let first = bad.split_whitespace().next().unwrap();
+            assert!(err.contains(&format!("{var}: option '{first}'")), "{err}");
+        }
+    }
+}

@@ -182,7 +182,7 @@ fn open(
             compute,
         },
         disk::cache(),
-    );
+    )?;
     Ok(checked::open(
         info,
         CudaDriver::new(stream, pools, compiler),

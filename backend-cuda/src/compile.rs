@@ -42,20 +42,22 @@ pub(crate) struct Compiler {
 }
 
 impl Compiler {
-    /// A compiler for `target` on the device `device`, caching in `disk`.
+    /// A compiler for `target` on the device `device`, caching in `disk`
+    /// (`InvalidArgument` where `$ROSETTA_NVRTC_OPTIONS` holds an option
+    /// that would change what kernels compute).
     pub(crate) fn new(
         nvrtc: &'static Nvrtc,
         target: Target,
         device: DeviceKey,
         disk: DiskCache,
-    ) -> Self {
-        Compiler {
+    ) -> Result<Self> {
+        Ok(Compiler {
             nvrtc,
             target,
             device,
-            extra: options::extra_from_env(),
+            extra: options::extra_from_env()?,
             disk,
-        }
+        })
     }
 
     /// Build `spec` (whose CUDA C is `source`) for launches on `stream`.

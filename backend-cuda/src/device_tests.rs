@@ -59,7 +59,7 @@ fn cache_entries_the_driver_refuses_are_rebuilt_and_overwritten() {
     let dir = std::env::temp_dir().join(format!("rosetta-cuda-refused-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let disk = DiskCache::at(&dir);
-    let compiler = Compiler::new(nvrtc, target, device.clone(), disk.clone());
+    let compiler = Compiler::new(nvrtc, target, device.clone(), disk.clone()).unwrap();
     let spec = KernelSpec::new(rosetta_core::contract::probe(), &[("GROUP_SIZE", 64)]).unwrap();
     let Some(Source::Text(text)) = spec.def().source(Language::Cuda) else {
         panic!("the probe has CUDA C");

@@ -26,7 +26,9 @@
 //!   `/path/nvidia/cu13/lib/libnvrtc.so.13`, or its folder); otherwise the
 //!   loader's path, the CUDA toolkit and Python wheels are searched.
 //! - `ROSETTA_NVRTC_OPTIONS`: extra NVRTC options (e.g.
-//!   `--ptxas-options=-v`, whose report goes to the debug log).
+//!   `--ptxas-options=-v`, whose report goes to the debug log; macro
+//!   definitions and relaxed math are refused,
+//!   `rosetta_core::options_from_env`).
 //! - `ROSETTA_CACHE_DIR`: where compiled kernels persist
 //!   (`kernels/cuda/` below it; `off` disables), see
 //!   `rosetta_core::disk_cache`.

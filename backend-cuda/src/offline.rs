@@ -19,7 +19,7 @@ pub fn compile_offline(spec: &KernelSpec, target: Target, extra_options: &[&str]
     let Source::Text(text) = spec.def().require(Api::Cuda)? else {
         return Err(Error::Internal("a CUDA source that is not text".into()));
     };
-    let mut extra = options::extra_from_env();
+    let mut extra = options::extra_from_env()?;
     extra.extend(extra_options.iter().map(|o| o.to_string()));
     let options = options::build(spec, target, &extra);
     nvrtc

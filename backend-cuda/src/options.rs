@@ -2,15 +2,17 @@
 //! the spec's constants as defines, then the user's extras.
 
 use crate::target::Target;
-use rosetta_core::KernelSpec;
+use rosetta_core::{KernelSpec, Result};
 
 /// Extra NVRTC options, whitespace-separated, appended to every compile
 /// (e.g. `--ptxas-options=-v`, whose register report goes to the debug log).
-/// They are part of the persistent cache's key.
+/// They are part of the persistent cache's key. Options that would change
+/// what kernels compute are refused (`rosetta_core::options_from_env`).
 pub const OPTIONS_ENV: &str = "ROSETTA_NVRTC_OPTIONS";
 
-/// The options of `$ROSETTA_NVRTC_OPTIONS`.
-pub(crate) fn extra_from_env() -> Vec<String> {
+/// The options of `$ROSETTA_NVRTC_OPTIONS` (refused where one would change
+/// what kernels compute: `rosetta_core::options_from_env`).
+pub(crate) fn extra_from_env() -> Result<Vec<String>> {
     rosetta_core::options_from_env(OPTIONS_ENV)
 }
 

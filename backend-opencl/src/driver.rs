@@ -44,7 +44,7 @@ impl OpenClDriver {
         Ok(OpenClDriver {
             device,
             target,
-            builder: Builder::new(),
+            builder: Builder::new()?,
             stamps,
             queue,
             context,

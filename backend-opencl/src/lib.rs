@@ -24,7 +24,9 @@
 //! - `adapter.rs`: discovery and capabilities.
 //!
 //! Environment: `ROSETTA_OPENCL_OPTIONS`, extra build options appended to
-//! every build (e.g. `-cl-nv-maxrregcount=128`); `ROSETTA_CACHE_DIR`, where
+//! every build (e.g. `-cl-nv-maxrregcount=128`; macro definitions and
+//! relaxed math are refused, `rosetta_core::options_from_env`);
+//! `ROSETTA_CACHE_DIR`, where
 //! program binaries persist (`kernels/opencl/` below it; `off` disables).
 
 #![warn(missing_docs)]

@@ -42,7 +42,8 @@ pub(crate) struct Compiled {
 
 /// Extra OpenCL C build options, whitespace-separated, appended to every
 /// build (e.g. `-cl-nv-maxrregcount=128` or `-cl-nv-verbose` on NVIDIA).
-/// They are part of the persistent cache's key.
+/// They are part of the persistent cache's key. Options that would change
+/// what kernels compute are refused (`rosetta_core::options_from_env`).
 pub const OPTIONS_ENV: &str = "ROSETTA_OPENCL_OPTIONS";
 
 /// Builds kernels for one device, through the persistent binary cache.
@@ -60,12 +61,15 @@ pub(crate) struct Device<'a> {
 }
 
 impl Builder {
-    /// A builder using the kernel cache (off when `ROSETTA_CACHE_DIR=off`).
-    pub(crate) fn new() -> Self {
-        Builder {
+    /// A builder using the kernel cache (off when `ROSETTA_CACHE_DIR=off`);
+    /// `InvalidArgument` where `$ROSETTA_OPENCL_OPTIONS` holds an option
+    /// that would change what kernels compute
+    /// (`rosetta_core::options_from_env`).
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Builder {
             cache: DiskCache::new("kernels/opencl"),
-            extra: rosetta_core::options_from_env(OPTIONS_ENV),
-        }
+            extra: rosetta_core::options_from_env(OPTIONS_ENV)?,
+        })
     }
 
     /// Build `spec`'s kernel from `source` (its OpenCL C).

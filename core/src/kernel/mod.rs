@@ -28,10 +28,12 @@
 
 mod def;
 mod fingerprint;
+mod options;
 mod sources;
 mod spec;
 
 pub use def::{uses_word, Access, KernelBuilder, KernelDef};
 pub use fingerprint::Fingerprint;
+pub use options::options_from_env;
 pub use sources::{CpuKernel, Source, Sources};
-pub use spec::{options_from_env, KernelSpec};
+pub use spec::KernelSpec;

@@ -97,13 +97,3 @@ impl KernelSpec {
             .collect()
     }
 }
-
-/// The compiler options a user put in environment variable `var`
-/// (whitespace-separated; none when it is unset): what backends append to
-/// every kernel build after the defines (`ROSETTA_NVRTC_OPTIONS`,
-/// `ROSETTA_OPENCL_OPTIONS`).
-pub fn options_from_env(var: &str) -> Vec<String> {
-    std::env::var(var)
-        .map(|extra| extra.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default()
-}
