@@ -107,10 +107,10 @@ pub enum Tolerance {
     /// Bit-identical (NaNs too: payload and sign).
     Exact,
     /// |got − expected| ≤ this (equal values, infinities included, always
-    /// pass; NaN must meet NaN).
+    /// pass; NaN must meet NaN; an infinity only the same infinity).
     Absolute(f64),
     /// |got − expected| ≤ this · |expected| (equal values always pass; NaN
-    /// must meet NaN).
+    /// must meet NaN; an infinity only the same infinity).
     Relative(f64),
 }
 
@@ -373,6 +373,11 @@ impl KernelTest {
                             // infinity meets the same infinity (their
                             // difference is NaN).
                             _ if a == b => true,
+                            // Else an infinity on either side fails: the
+                            // relative bound of an infinite expectation is
+                            // infinite itself, and passed any finite value
+                            // (or the other infinity).
+                            _ if a.is_infinite() || b.is_infinite() => false,
                             Tolerance::Absolute(t) => err <= t,
                             Tolerance::Relative(t) => err <= t * f64::from(b).abs(),
                         };
@@ -553,6 +558,51 @@ mod tests {
             params: vec![bits],
             expected: Expected::CpuVersion,
             tolerance: Tolerance::Exact,
+        }
+    }
+
+    /// An infinity meets only the same infinity, under every tolerance and
+    /// from either side: under `Relative` an expected infinity's bound was
+    /// infinite, so any finite value passed for it.
+    #[test]
+    fn an_infinity_meets_only_the_same_infinity() {
+        let values = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN,
+            1.0,
+            0.0,
+            -0.0,
+        ];
+        for tolerance in [
+            Tolerance::Exact,
+            Tolerance::Absolute(1e30),
+            Tolerance::Relative(0.5),
+        ] {
+            for expected in values {
+                for got in values {
+                    if !(expected.is_infinite() || got.is_infinite()) {
+                        continue;
+                    }
+                    let test = KernelTest {
+                        expected: Expected::Given(vec![
+                            Some(Data::F32(vec![expected])),
+                            None,
+                        ]),
+                        tolerance,
+                        ..writes_bits(got.to_bits())
+                    };
+                    // SAFETY: the kernel writes word 0 of its 4-byte buffer.
+                    let report = unsafe { test.run(&cpu()) }.unwrap();
+                    assert_eq!(
+                        report.passed(),
+                        got == expected,
+                        "{tolerance:?}: got {got}, expected {expected}: {}",
+                        report.render()
+                    );
+                }
+            }
         }
     }
 
