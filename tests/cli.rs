@@ -261,6 +261,24 @@ fn bad_op_inputs_are_usage_errors() {
         ]),
         "bins",
     );
+    // An element type an op does not take is named, with the file.
+    let bytes = dir.join("bytes.npy");
+    save(&bytes, &[3], ArrayData::U8(vec![1, 2, 3]));
+    let ints = dir.join("ints.npy");
+    save(&ints, &[2], ArrayData::I32(vec![1, 2]));
+    for (op, input, got) in [
+        (&["reduce"][..], &bytes, "uint8"),
+        (&["scan"], &bytes, "uint8"),
+        (&["copy"], &bytes, "uint8"),
+        (&["histogram", "--bins", "4"], &ints, "int32"),
+    ] {
+        let mut args = vec!["run"];
+        args.extend(op);
+        args.extend(["--backend", "cpu", path(input)]);
+        let out = rosetta(&args);
+        assert_usage_error(&out, &format!("got {got}"));
+        assert!(stderr(&out).contains(path(input)), "{}", stderr(&out));
+    }
 }
 
 #[test]

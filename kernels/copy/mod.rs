@@ -20,7 +20,7 @@ use crate::op::{
     Prepared, Size, Verdict, Workload,
 };
 use rosetta_core::{
-    inputs, Access, Backend, Buffer, DeviceInfo, Error, Kernel, KernelDef, Launch, Result,
+    inputs, Access, Backend, Buffer, DeviceInfo, Kernel, KernelDef, Launch, Result,
 };
 use std::sync::{Arc, LazyLock};
 
@@ -237,7 +237,11 @@ impl Op for Copy {
             ArrayData::I32(v) => bytemuck::cast_slice(v).to_vec(),
             ArrayData::U32(v) => v.clone(),
             ArrayData::U8(_) => {
-                return Err(Error::InvalidArgument("copy takes 32-bit arrays".into()))
+                return Err(crate::op::wrong_type(
+                    "X",
+                    "float32, int32 or uint32 (32-bit)",
+                    rosetta_core::Elem::U8,
+                ))
             }
         };
         let plan = CopyPlan::new(backend, words.len() as u64)?;

@@ -302,8 +302,10 @@ impl Op for Histogram {
                 histogram_f32(backend, v, needs_bins("float32")?, range)?
             }
             ArrayData::I32(_) => {
-                return Err(Error::InvalidArgument(
-                    "a histogram takes uint32, uint8 or float32 values, got int32".into(),
+                return Err(crate::op::wrong_type(
+                    "VALUES",
+                    "uint32, uint8 or float32",
+                    rosetta_core::Elem::I32,
                 ))
             }
         };

@@ -264,8 +264,10 @@ impl Op for Reduce {
             ArrayData::I32(v) => ArrayData::I32(vec![reduce_slice(backend, v, op)?]),
             ArrayData::U32(v) => ArrayData::U32(vec![reduce_slice(backend, v, op)?]),
             ArrayData::U8(_) => {
-                return Err(Error::InvalidArgument(
-                    "reduce takes float32, int32 or uint32".into(),
+                return Err(crate::op::wrong_type(
+                    "X",
+                    "float32, int32 or uint32",
+                    Elem::U8,
                 ))
             }
         };

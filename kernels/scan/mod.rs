@@ -172,8 +172,10 @@ impl Op for Scan {
             ArrayData::I32(v) => ArrayData::I32(scan_slice(backend, v)?),
             ArrayData::U32(v) => ArrayData::U32(scan_slice(backend, v)?),
             ArrayData::U8(_) => {
-                return Err(Error::InvalidArgument(
-                    "scan takes float32, int32 or uint32".into(),
+                return Err(crate::op::wrong_type(
+                    "X",
+                    "float32, int32 or uint32",
+                    Elem::U8,
                 ))
             }
         };
