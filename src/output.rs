@@ -28,7 +28,7 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<(
     if is_special(path) {
         return write_in_place(path, fill);
     }
-    let target = resolve(path);
+    let target = resolve(path)?;
     let (temp_path, file) = create_temp(&target).map_err(|e| error(path, "cannot write", &e))?;
     // Removed on every early return below.
     let mut temp = Temp {
@@ -62,7 +62,7 @@ pub fn check_file(path: &Path) -> Result<()> {
     if is_special(path) {
         return Ok(());
     }
-    let target = resolve(path);
+    let target = resolve(path)?;
     if target.is_dir() {
         return Err(error(
             path,
@@ -147,15 +147,34 @@ fn error(path: &Path, what: &str, e: &io::Error) -> Error {
     Error::io(path, io::Error::new(e.kind(), format!("{what}: {e}")))
 }
 
-/// Where to write for `path`: a symbolic link is followed, so that the file it
-/// points to is replaced rather than the link.
-fn resolve(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+/// Symbolic links followed before giving up (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// Where to write for `path`: symbolic links are followed, so that the file
+/// they lead to is written rather than a link replaced, as a shell's `>`
+/// does, also where that file does not exist yet (a dangling link: the file
+/// is created). A loop of links is an error naming `path`.
+fn resolve(path: &Path) -> Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)
+                    .map_err(|e| error(path, "cannot follow the link", &e))?;
+                current = if link.is_absolute() {
+                    link
+                } else {
+                    parent(&current).join(link)
+                };
+            }
+            _ => return Ok(current),
         }
-        _ => path.to_path_buf(),
     }
+    Err(error(
+        path,
+        "cannot write",
+        &io::Error::other("too many levels of symbolic links"),
+    ))
 }
 
 fn parent(path: &Path) -> &Path {
@@ -278,6 +297,51 @@ mod tests {
         write(&dir.join("link.json"), b"new").unwrap();
         assert_eq!(std::fs::read(&real).unwrap(), b"new");
         assert!(std::fs::symlink_metadata(dir.join("link.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A link to a file that does not exist yet creates that file and stays
+    /// a link (it was replaced by a regular file), through a relative
+    /// chain of links too; a loop of links is an error that leaves them.
+    #[cfg(unix)]
+    #[test]
+    fn dangling_links_create_their_file_and_loops_fail() {
+        use std::os::unix::fs::symlink;
+        let dir = scratch("dangling");
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        symlink("sub/new.json", dir.join("first.json")).unwrap();
+        symlink("first.json", dir.join("link.json")).unwrap();
+        let link = dir.join("link.json");
+        check_file(&link).unwrap();
+        write(&link, b"new").unwrap();
+        assert_eq!(std::fs::read(dir.join("sub/new.json")).unwrap(), b"new");
+        for name in ["link.json", "first.json"] {
+            let kind = std::fs::symlink_metadata(dir.join(name))
+                .unwrap()
+                .file_type();
+            assert!(kind.is_symlink(), "{name} was replaced");
+        }
+        // A dangling link into a folder that does not exist.
+        symlink("nowhere/x.json", dir.join("lost.json")).unwrap();
+        let err = check_file(&dir.join("lost.json")).unwrap_err().to_string();
+        assert!(err.contains("does not exist"), "{err}");
+        // A loop.
+        symlink("b.json", dir.join("a.json")).unwrap();
+        symlink("a.json", dir.join("b.json")).unwrap();
+        for outcome in [
+            check_file(&dir.join("a.json")),
+            write(&dir.join("a.json"), b"x"),
+        ] {
+            let err = outcome.unwrap_err().to_string();
+            assert!(
+                err.contains("a.json") && err.contains("symbolic links"),
+                "{err}"
+            );
+        }
+        assert!(std::fs::symlink_metadata(dir.join("a.json"))
             .unwrap()
             .file_type()
             .is_symlink());

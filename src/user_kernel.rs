@@ -586,10 +586,7 @@ mod tests {
                         continue;
                     }
                     let test = KernelTest {
-                        expected: Expected::Given(vec![
-                            Some(Data::F32(vec![expected])),
-                            None,
-                        ]),
+                        expected: Expected::Given(vec![Some(Data::F32(vec![expected])), None]),
                         tolerance,
                         ..writes_bits(got.to_bits())
                     };
