@@ -1419,3 +1419,28 @@ fn compiler_options_that_change_results_are_refused() {
         }
     }
 }
+
+/// File names need not be UTF-8 (Linux allows any bytes but `/` and NUL):
+/// `rosetta run` took its arguments as strings and refused them all.
+#[cfg(unix)]
+#[test]
+fn run_takes_file_names_that_are_not_utf8() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let dir = scratch("bytes-names");
+    let input = dir.join(OsString::from_vec(b"in-\xff\xfe.npy".to_vec()));
+    let output = dir.join(OsString::from_vec(b"out-\xff.npy".to_vec()));
+    save_f32(&input, &[3], &[1.0, 2.0, 3.0]);
+    let out = Command::new(env!("CARGO_BIN_EXE_rosetta"))
+        .args(["run", "scan", "--backend", "cpu"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .env_remove("ROSETTA_REQUIRE")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("rosetta runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = rosetta::npy::read(&output).unwrap();
+    assert_eq!(result.data, ArrayData::F32(vec![1.0, 3.0, 6.0]));
+}

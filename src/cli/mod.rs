@@ -110,7 +110,7 @@ enum Command {
             allow_hyphen_values = true,
             value_name = "OP ARGS"
         )]
-        args: Vec<String>,
+        args: Vec<std::ffi::OsString>,
     },
     /// Write the report (what `rosetta` with no command does), or merge result files.
     Report {

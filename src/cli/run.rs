@@ -8,6 +8,7 @@ use super::select::select;
 use clap::{Arg, ArgAction, Command};
 use rosetta::kernels::op::{CliSpec, Op, Options};
 use rosetta::npy::{self, dtype_of, Array, ArrayData};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// The `rosetta run OP` command for one op.
@@ -69,17 +70,20 @@ fn list_ops() -> String {
     text
 }
 
-pub fn run(out: &mut Out, args: Vec<String>) -> Result<Outcome, Failure> {
-    let Some(name) = args.first() else {
+/// `args`: the op, then its options and inputs, as given (file names need
+/// not be UTF-8).
+pub fn run(out: &mut Out, args: Vec<OsString>) -> Result<Outcome, Failure> {
+    let Some(first) = args.first() else {
         return Err(Failure::Usage(
             "rosetta run needs an op (see 'rosetta run --help')".into(),
         ));
     };
+    let name = first.to_string_lossy();
     if name == "--help" || name == "-h" || name == "help" {
         write!(out, "{}", list_ops())?;
         return Ok(Outcome::Success);
     }
-    let op = rosetta::kernels::find_op(name)
+    let op = rosetta::kernels::find_op(&name)
         .map_err(|e| Failure::Usage(format!("{e}; see 'rosetta run --help'")))?;
     let spec = op.cli();
     let matches = match command(op, &spec).try_get_matches_from(&args) {
