@@ -854,6 +854,12 @@ fn bench_compare_rejects_bad_baselines() {
         ("zero.json", report("rosetta-bench/2", 0.0), "median"),
         ("negative.json", report("rosetta-bench/2", -1e-5), "median"),
         ("tiny.json", report("rosetta-bench/2", 5e-324), "median"),
+        ("huge.json", report("rosetta-bench/2", 1e308), "median"),
+        (
+            "spread.json",
+            with_time(&report, "device_time", "spread", 1e308),
+            "spread",
+        ),
         (
             "min.json",
             with_time(&report, "device_time", "min_s", 0.0),

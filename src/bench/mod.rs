@@ -25,7 +25,9 @@ mod result;
 mod table;
 
 pub use compare::{compare, Change, CompareError, Comparison};
-pub use result::{validate, BenchReport, BenchResult, Stats, Status, MIN_TIME_S, SCHEMA};
+pub use result::{
+    validate, BenchReport, BenchResult, Stats, Status, MAX_SPREAD, MAX_TIME_S, MIN_TIME_S, SCHEMA,
+};
 pub use table::{format_seconds, render_table};
 
 use crate::conform::physical_groups;

@@ -132,10 +132,18 @@ pub struct BenchReport {
 /// comparison print `infx`).
 pub const MIN_TIME_S: f64 = 1e-12;
 
+/// The most time a result may hold: a day per sample is past anything the
+/// benchmark measures, and times and spreads near f64's range made a
+/// comparison's noise threshold infinite (`threshold inf%`).
+pub const MAX_TIME_S: f64 = 86_400.0;
+
+/// The largest relative spread a result may hold (10^6 %).
+pub const MAX_SPREAD: f64 = 1e4;
+
 /// Check that `report` can be compared or merged: its schema id is the one
 /// this build writes ([`SCHEMA`]), every `ok` result has a device time, and
-/// every time a result holds (device or host; median, min, p90) is finite
-/// and at least [`MIN_TIME_S`], every spread finite and not negative. The
+/// every time a result holds (device or host; median, min, p90) is from
+/// [`MIN_TIME_S`] to [`MAX_TIME_S`], every spread from 0 to [`MAX_SPREAD`]. The
 /// error is the reason, e.g. `schema is 'rosetta-bench/2', not 'rosetta-bench/1'`.
 pub fn validate(report: &BenchReport) -> Result<(), String> {
     if report.schema != SCHEMA {
@@ -157,17 +165,17 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
                 ("min_s", t.min_s),
                 ("p90_s", t.p90_s),
             ] {
-                if !(v.is_finite() && v >= MIN_TIME_S) {
+                if !((MIN_TIME_S..=MAX_TIME_S).contains(&v)) {
                     return Err(format!(
-                        "{} has {clock}.{name} {v}; a time must be finite and at least \
-                         {MIN_TIME_S} s (1 ps)",
+                        "{} has {clock}.{name} {v}; a time must be at least {MIN_TIME_S} s \
+                         (1 ps) and at most {MAX_TIME_S} s (a day)",
                         what()
                     ));
                 }
             }
-            if !(t.spread.is_finite() && t.spread >= 0.0) {
+            if !((0.0..=MAX_SPREAD).contains(&t.spread)) {
                 return Err(format!(
-                    "{} has {clock}.spread {}; a spread must be finite and not negative",
+                    "{} has {clock}.spread {}; a spread must be from 0 to {MAX_SPREAD}",
                     what(),
                     t.spread
                 ));
