@@ -273,6 +273,7 @@ fn describe(
         local_bytes: u64::from(max_shared_bytes),
         identity: format!("{platform_name} / {name} / {driver_version}"),
         nvidia: has("cl_nv_device_attribute_query"),
+        quiet: platform_name == "Portable Computing Language",
         ptx: Ptx::default(),
     };
     let info = DeviceInfo {

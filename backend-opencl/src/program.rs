@@ -138,7 +138,7 @@ impl Builder {
 
 /// The build options: the spec's defines, the device's PTX defines
 /// (`ptx.rs`), its subgroup extension's define (`target.rs`), `-cl-std=`,
-/// then `extra`.
+/// `-w` where the target is quiet (`target.rs`), then `extra`.
 fn options(spec: &KernelSpec, target: &Target, extra: &[String]) -> String {
     let mut options = spec.defines();
     options.extend(target.ptx.defines());
@@ -150,6 +150,9 @@ fn options(spec: &KernelSpec, target: &Target, extra: &[String]) -> String {
     );
     if let Some(std) = target.cl_std {
         options.push(format!("-cl-std={std}"));
+    }
+    if target.quiet {
+        options.push("-w".to_string());
     }
     options.extend(extra.iter().cloned());
     options.join(" ")
@@ -412,6 +415,7 @@ mod tests {
             local_bytes: 65536,
             identity: identity.into(),
             nvidia: false,
+            quiet: false,
             ptx: crate::ptx::Ptx::default(),
         }
     }
@@ -485,5 +489,14 @@ mod tests {
             "-DGROUP_SIZE=64u -DA=1u -DROSETTA_SUBGROUPS_KHR=1 -cl-std=CL1.2"
         );
         assert_eq!(with(Subgroups::Feature), o);
+        // A quiet target's builds inhibit warnings, before the user's extras.
+        let quiet = Target {
+            quiet: true,
+            ..t.clone()
+        };
+        assert_eq!(
+            options(&s, &quiet, &["-cl-opt-disable".to_string()]),
+            "-DGROUP_SIZE=64u -DA=1u -cl-std=CL1.2 -w -cl-opt-disable"
+        );
     }
 }

@@ -27,6 +27,12 @@ pub(crate) struct Target {
     /// The device lists `cl_nv_device_attribute_query`: NVIDIA's OpenCL,
     /// whose inline PTX `ptx.rs` probes.
     pub(crate) nvidia: bool,
+    /// Builds take `-w` (no warnings): PoCL's compiler writes a count of
+    /// them to the process's stderr (`1 warning generated.` where clang
+    /// could not fully unroll `conv2d_global` with a 31-row filter), output
+    /// rosetta cannot catch, while the warnings themselves only reach the
+    /// build log. Errors and their log are unchanged.
+    pub(crate) quiet: bool,
     /// The inline PTX features the probe found (none until it ran); their
     /// defines go into every build.
     pub(crate) ptx: Ptx,
