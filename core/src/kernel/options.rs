@@ -10,73 +10,43 @@
 
 use crate::error::{Error, Result};
 
+const DEFINES: &str = "defines a macro, which can replace a constant rosetta defines";
+const UNDEFINES: &str = "undefines a macro, which can remove a constant rosetta defines";
+const INCLUDES: &str = "includes text before a kernel's source";
+const RELAXES: &str = "relaxes floating-point rules the ops' contracts keep";
+const FLUSHES: &str = "flushes subnormals, which the ops' contracts keep";
+const IMPRECISE: &str = "turns off IEEE-rounded division or square roots";
+
 /// Option prefixes refused in users' extras, with why: defining, undefining
 /// or including text into a kernel's source (NVRTC and OpenCL C spell them
 /// alike), and the math relaxations of OpenCL C and NVRTC.
-const REFUSED: [(&str, &str); 16] = [
-    (
-        "-D",
-        "defines a macro, which can replace a constant rosetta defines",
-    ),
-    (
-        "-U",
-        "undefines a macro, which can remove a constant rosetta defines",
-    ),
-    (
-        "--define-macro",
-        "defines a macro, which can replace a constant rosetta defines",
-    ),
-    (
-        "--undefine-macro",
-        "undefines a macro, which can remove a constant rosetta defines",
-    ),
-    ("-include", "includes text before a kernel's source"),
-    ("--pre-include", "includes text before a kernel's source"),
-    (
-        "-cl-fast-relaxed-math",
-        "relaxes floating-point rules the ops' contracts keep",
-    ),
+const REFUSED: [(&str, &str); 20] = [
+    ("-D", DEFINES),
+    ("-U", UNDEFINES),
+    ("--define-macro", DEFINES),
+    ("--undefine-macro", UNDEFINES),
+    ("-include", INCLUDES),
+    ("--pre-include", INCLUDES),
+    ("-cl-fast-relaxed-math", RELAXES),
     (
         "-cl-finite-math-only",
         "assumes no NaN or infinity, which the ops' contracts keep",
     ),
-    (
-        "-cl-unsafe-math-optimizations",
-        "relaxes floating-point rules the ops' contracts keep",
-    ),
+    ("-cl-unsafe-math-optimizations", RELAXES),
     (
         "-cl-no-signed-zeros",
         "drops signed zeros, which the ops' contracts keep",
     ),
-    (
-        "-cl-denorms-are-zero",
-        "flushes subnormals, which the ops' contracts keep",
-    ),
+    ("-cl-denorms-are-zero", FLUSHES),
     ("-cl-mad-enable", "allows multiply-adds of reduced accuracy"),
-    (
-        "--use_fast_math",
-        "relaxes floating-point rules the ops' contracts keep",
-    ),
-    (
-        "-use_fast_math",
-        "relaxes floating-point rules the ops' contracts keep",
-    ),
-    (
-        "-ftz=true",
-        "flushes subnormals, which the ops' contracts keep",
-    ),
-    (
-        "--ftz=true",
-        "flushes subnormals, which the ops' contracts keep",
-    ),
-];
-
-/// NVRTC's precision switches, refused when turned off.
-const IMPRECISE: [&str; 4] = [
-    "-prec-div=false",
-    "--prec-div=false",
-    "-prec-sqrt=false",
-    "--prec-sqrt=false",
+    ("--use_fast_math", RELAXES),
+    ("-use_fast_math", RELAXES),
+    ("-ftz=true", FLUSHES),
+    ("--ftz=true", FLUSHES),
+    ("-prec-div=false", IMPRECISE),
+    ("--prec-div=false", IMPRECISE),
+    ("-prec-sqrt=false", IMPRECISE),
+    ("--prec-sqrt=false", IMPRECISE),
 ];
 
 /// The compiler options a user put in environment variable `var`
@@ -92,19 +62,13 @@ pub fn options_from_env(var: &str) -> Result<Vec<String>> {
 }
 
 /// Split `text` (the value of `var`) into options and check each.
-pub fn check_options(var: &str, text: &str) -> Result<Vec<String>> {
+fn check_options(var: &str, text: &str) -> Result<Vec<String>> {
     let options: Vec<String> = text.split_whitespace().map(str::to_string).collect();
     for option in &options {
-        let why = REFUSED
+        if let Some((_, why)) = REFUSED
             .iter()
             .find(|(prefix, _)| option.starts_with(prefix))
-            .map(|(_, why)| *why)
-            .or_else(|| {
-                IMPRECISE
-                    .contains(&option.as_str())
-                    .then_some("turns off IEEE-rounded division or square roots")
-            });
-        if let Some(why) = why {
+        {
             return Err(Error::InvalidArgument(format!(
                 "{var}: option '{option}' {why}; rosetta refuses it (unset {var} or remove the option)"
             )));
