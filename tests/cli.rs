@@ -10,8 +10,9 @@ fn rosetta(args: &[&str]) -> Output {
     rosetta_with_env(args, &[])
 }
 
-/// The same with these environment variables set.
-fn rosetta_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+/// The same with these environment variables set (arguments as strings,
+/// or as file names that need not be UTF-8).
+fn rosetta_with_env<S: AsRef<std::ffi::OsStr>>(args: &[S], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rosetta"))
         .args(args)
         .env_remove("ROSETTA_REQUIRE")
@@ -1454,15 +1455,15 @@ fn run_takes_file_names_that_are_not_utf8() {
     let input = dir.join(OsString::from_vec(b"in-\xff\xfe.npy".to_vec()));
     let output = dir.join(OsString::from_vec(b"out-\xff.npy".to_vec()));
     save_f32(&input, &[3], &[1.0, 2.0, 3.0]);
-    let out = Command::new(env!("CARGO_BIN_EXE_rosetta"))
-        .args(["run", "scan", "--backend", "cpu"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .env_remove("ROSETTA_REQUIRE")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("rosetta runs");
+    let mut args: Vec<OsString> = ["run", "scan", "--backend", "cpu"]
+        .map(OsString::from)
+        .into();
+    args.extend([
+        input.into_os_string(),
+        "-o".into(),
+        output.clone().into_os_string(),
+    ]);
+    let out = rosetta_with_env(&args, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let result = rosetta::npy::read(&output).unwrap();
     assert_eq!(result.data, ArrayData::F32(vec![1.0, 3.0, 6.0]));
