@@ -7,6 +7,16 @@
 //! Every error names the path it is about (`<path>: <reason>`) and is an
 //! [`Error::Io`], which is not a usage error: the CLI exits 1.
 //!
+//! What is not a regular file is written in place, never replaced: a device
+//! (`/dev/null`), a pipe, and this process's own streams. `/dev/stdout`,
+//! `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` for N = 1 or 2 are
+//! written through the process's stdout or stderr, whatever they hold, so
+//! that `{ echo a; rosetta run ... -o /dev/stdout; echo b; } > f` keeps all
+//! three, as a shell's own redirection would. (Following the link to the file
+//! behind it and renaming over that file would drop what the shell writes
+//! before and after.) Another descriptor that holds a regular file is
+//! refused: only the process that opened it can write through it.
+//!
 //! [`check_file`] and [`check_dir`] ask, before any long work, whether a file
 //! or a folder of files could be written there.
 
@@ -25,10 +35,11 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 /// disk. `fill` gets a buffered writer; an error from it (or from flushing,
 /// syncing, renaming) removes the temporary file and is returned with the path.
 pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
-    if is_special(path) {
-        return write_in_place(path, fill);
-    }
-    let target = resolve(path)?;
+    let target = match destination(path)? {
+        Destination::Stream(stream) => return write_stream(path, stream, fill),
+        Destination::InPlace => return write_in_place(path, fill),
+        Destination::File(target) => target,
+    };
     let (temp_path, file) = create_temp(&target).map_err(|e| error(path, "cannot write", &e))?;
     // Removed on every early return below.
     let mut temp = Temp {
@@ -59,10 +70,10 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<(
 /// once), and `path` is not a folder. An existing device or pipe is not
 /// checked (opening a pipe would wait for its reader).
 pub fn check_file(path: &Path) -> Result<()> {
-    if is_special(path) {
-        return Ok(());
-    }
-    let target = resolve(path)?;
+    let target = match destination(path)? {
+        Destination::Stream(_) | Destination::InPlace => return Ok(()),
+        Destination::File(target) => target,
+    };
     if target.is_dir() {
         return Err(error(
             path,
@@ -118,10 +129,128 @@ pub fn check_dir(dir: &Path) -> Result<()> {
     probe(dir, &existing.join("probe"))
 }
 
+/// How a path is written.
+enum Destination {
+    /// This process's stdout or stderr (see the module's documentation).
+    Stream(Stream),
+    /// An existing file that is not a regular file or a folder (a device
+    /// such as `/dev/null`, a pipe): opened and written, never replaced.
+    InPlace,
+    /// A regular file (which may not exist yet), at the end of any links:
+    /// written to a temporary file renamed over it.
+    File(PathBuf),
+}
+
+#[derive(Clone, Copy)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+fn destination(path: &Path) -> Result<Destination> {
+    if let Some((own, number)) = descriptor(path) {
+        match (own, number) {
+            (true, 1) => return Ok(Destination::Stream(Stream::Stdout)),
+            (true, 2) => return Ok(Destination::Stream(Stream::Stderr)),
+            _ if is_special(path) => return Ok(Destination::InPlace),
+            (own, _) => {
+                let whose = if own { "this" } else { "another" };
+                return Err(error(
+                    path,
+                    "cannot write",
+                    &io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "descriptor {number} of {whose} process holds a file, which only \
+                             that descriptor can write without losing what its process writes \
+                             around it: name the file itself, or use /dev/stdout"
+                        ),
+                    ),
+                ));
+            }
+        }
+    }
+    if is_special(path) {
+        return Ok(Destination::InPlace);
+    }
+    if names_a_folder(path) && !path.is_dir() {
+        return Err(error(
+            path,
+            "cannot write",
+            &io::Error::new(
+                io::ErrorKind::NotADirectory,
+                "the name ends in a separator, which names a folder, not a file",
+            ),
+        ));
+    }
+    resolve(path).map(Destination::File)
+}
+
 /// An existing file that is not a regular file or a folder (a device such as
-/// `/dev/null`, a pipe, `/dev/stdout`): written in place, never replaced.
+/// `/dev/null`, a pipe).
 fn is_special(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Where `path`, or a symbolic link on the way from it to its file, is an
+/// open descriptor as Linux lists them (`/dev/stdout` → `/proc/self/fd/1`,
+/// `/dev/fd/N`, `/proc/PID/fd/N`, `/proc/PID/task/TID/fd/N`): whether it is
+/// this process's, and its number.
+fn descriptor(path: &Path) -> Option<(bool, u32)> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if let Some(found) = descriptor_entry(&current) {
+            return Some(found);
+        }
+        let link = std::fs::read_link(&current).ok()?;
+        current = if link.is_absolute() {
+            link
+        } else {
+            parent(&current).join(link)
+        };
+    }
+    None
+}
+
+/// Whether `path` is an entry of a descriptor folder (`/proc/PID/fd` or
+/// `/proc/PID/task/TID/fd`, after its folder's links are followed).
+fn descriptor_entry(path: &Path) -> Option<(bool, u32)> {
+    let number: u32 = path.file_name()?.to_str()?.parse().ok()?;
+    let folder = std::fs::canonicalize(parent(path)).ok()?;
+    let parts: Vec<&str> = folder.iter().filter_map(|p| p.to_str()).collect();
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let pid = match parts.as_slice() {
+        ["/", "proc", pid, "fd"] | ["/", "proc", pid, "task", _, "fd"] if numeric(pid) => *pid,
+        _ => return None,
+    };
+    Some((pid == std::process::id().to_string(), number))
+}
+
+/// Whether the path's text ends in a separator (`out.npy/`): a folder's
+/// name, which no file can take.
+fn names_a_folder(path: &Path) -> bool {
+    path.as_os_str()
+        .as_encoded_bytes()
+        .last()
+        .is_some_and(|&b| std::path::is_separator(char::from(b)))
+}
+
+fn write_stream(
+    path: &Path,
+    stream: Stream,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    let written = match stream {
+        Stream::Stdout => {
+            let mut out = io::stdout().lock();
+            fill(&mut out).and_then(|()| out.flush())
+        }
+        Stream::Stderr => {
+            let mut out = io::stderr().lock();
+            fill(&mut out).and_then(|()| out.flush())
+        }
+    };
+    written.map_err(|e| error(path, "write failed", &e))
 }
 
 fn write_in_place(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
@@ -373,6 +502,60 @@ mod tests {
         assert_eq!(reader.join().unwrap().unwrap(), b"through the pipe");
         assert_eq!(names(&dir), ["pipe"]);
         check_file(Path::new("/dev/null")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// This process's streams are found through every form of their name;
+    /// another descriptor holding a file is refused (writing the file by
+    /// name would replace it under its process), with no file made.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn descriptors_are_found_behind_their_links() {
+        use std::os::fd::AsRawFd;
+        for (name, number) in [
+            ("/dev/stdout", 1),
+            ("/dev/stderr", 2),
+            ("/dev/fd/1", 1),
+            ("/proc/self/fd/2", 2),
+            ("/proc/thread-self/fd/1", 1),
+        ] {
+            assert_eq!(descriptor(Path::new(name)), Some((true, number)), "{name}");
+        }
+        let own = format!("/proc/{}/fd/1", std::process::id());
+        assert_eq!(descriptor(Path::new(&own)), Some((true, 1)));
+        assert_eq!(descriptor(Path::new("/proc/self/fd")), None);
+        assert_eq!(descriptor(Path::new("/dev/null")), None);
+
+        let dir = scratch("descriptor");
+        let held = dir.join("held.txt");
+        let file = File::create(&held).unwrap();
+        let fd = format!("/proc/self/fd/{}", file.as_raw_fd());
+        for outcome in [check_file(Path::new(&fd)), write(Path::new(&fd), b"x")] {
+            let err = outcome.unwrap_err().to_string();
+            assert!(err.contains("of this process holds a file"), "{err}");
+        }
+        drop(file);
+        assert_eq!(std::fs::read(&held).unwrap(), b"");
+        assert_eq!(names(&dir), ["held.txt"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `out.npy/` names a folder: refused before any work, existing file or
+    /// not, and nothing is written.
+    #[test]
+    fn a_name_ending_in_a_separator_is_not_a_file() {
+        let dir = scratch("separator");
+        write(&dir.join("old.npy"), b"old").unwrap();
+        for name in ["new.npy/", "old.npy/"] {
+            let target = PathBuf::from(format!("{}/{name}", dir.display()));
+            for outcome in [check_file(&target), write(&target, b"x")] {
+                let err = outcome.unwrap_err();
+                assert!(!err.is_usage());
+                assert!(err.to_string().contains("names a folder"), "{err}");
+            }
+        }
+        assert_eq!(std::fs::read(dir.join("old.npy")).unwrap(), b"old");
+        assert_eq!(names(&dir), ["old.npy"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -708,6 +708,52 @@ fn output_to_dev_stdout_fails_as_stdout_does() {
     assert_failure(&out, "/dev/stdout: write failed: No space left on device");
 }
 
+/// `-o /dev/stdout` (and `/dev/fd/1`, `/proc/self/fd/1`, `/dev/stderr`)
+/// where the stream is a regular file writes through the stream, as a
+/// shell's redirection does: what the parent wrote before and after stays.
+/// Replacing the file behind the link lost both, with exit 0.
+#[test]
+fn output_to_a_stream_holding_a_file_keeps_what_surrounds_it() {
+    use std::io::Write;
+    let dir = scratch("stream-file");
+    let x = dir.join("x.npy");
+    save_f32(&x, &[3], &[1.0, -2.5, 3.0]);
+    let plain = dir.join("plain.npy");
+    let x = path(&x);
+    let run = |out: &'static str| ["run", "copy", "--backend", "cpu", x, "-o", out];
+    let made = rosetta(&["run", "copy", "--backend", "cpu", x, "-o", path(&plain)]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let array = std::fs::read(&plain).unwrap();
+
+    let combined = dir.join("combined.txt");
+    let mut file = std::fs::File::create(&combined).unwrap();
+    file.write_all(b"HEADER\n").unwrap();
+    for target in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+        let out = rosetta_with_stdout(&run(target), file.try_clone().unwrap().into());
+        assert_eq!(out.status.code(), Some(0), "{target}: {}", stderr(&out));
+        assert!(out.stderr.is_empty(), "{target}: {}", stderr(&out));
+    }
+    file.write_all(b"FOOTER\n").unwrap();
+    drop(file);
+    let mut expected = b"HEADER\n".to_vec();
+    for _ in 0..3 {
+        expected.extend_from_slice(&array);
+    }
+    expected.extend_from_slice(b"FOOTER\n");
+    assert!(std::fs::read(&combined).unwrap() == expected);
+
+    let errors = dir.join("errors.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_rosetta"))
+        .args(run("/dev/stderr"))
+        .env_remove("ROSETTA_REQUIRE")
+        .stderr(std::fs::File::create(&errors).unwrap())
+        .output()
+        .expect("rosetta runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(std::fs::read(&errors).unwrap() == array);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn unwritable_output_paths_fail_before_any_work() {
     let dir = scratch("unwritable");
@@ -716,6 +762,8 @@ fn unwritable_output_paths_fail_before_any_work() {
     let x = dir.join("x.npy");
     raw_npy(&x, "<f4", false, "(3,)", &f32_bytes(&[1.0, 2.0, 3.0]));
     let under_file = file.join("x.json");
+    let trailing_new = format!("{}/", path(&dir.join("new.json")));
+    let trailing_x = format!("{}/", path(&x));
     for (args, mentions) in [
         (
             vec!["bench", "--json", "/nonexistent/dir/x.json"],
@@ -726,6 +774,24 @@ fn unwritable_output_paths_fail_before_any_work() {
             path(&under_file),
         ),
         (vec!["bench", "--json", path(&dir)], path(&dir)),
+        // A name ending in a separator is a folder's, whether or not a file
+        // of that name exists.
+        (
+            vec!["bench", "--json", &trailing_new],
+            trailing_new.as_str(),
+        ),
+        (
+            vec![
+                "run",
+                "reduce",
+                "--backend",
+                "cpu",
+                path(&x),
+                "-o",
+                &trailing_x,
+            ],
+            trailing_x.as_str(),
+        ),
         (
             vec!["bench", "--html", path(&file.join("html"))],
             path(&file.join("html")),
