@@ -153,7 +153,7 @@ pub fn write(path: &Path, array: &Array) -> Result<()> {
     if element_count(&array.shape) != Some(array.data.len()) {
         return Err(rosetta_core::Error::ShapeMismatch(format!(
             "{}: shape {} does not hold {} values",
-            path.display(),
+            rosetta_core::shown_path(path),
             shape_text(&array.shape),
             array.data.len()
         ))
@@ -532,8 +532,12 @@ fn quoted(s: &str) -> String {
     }
 }
 
-/// A recursive-descent parser for the literals above (what
-/// `ast.literal_eval` accepts of them), over the header's bytes.
+/// A recursive-descent parser for the literals above, over the header's
+/// bytes: a subset of what `ast.literal_eval` accepts, which holds every
+/// header numpy writes. What it refuses rather than read differently from
+/// Python: backslash escapes in strings (`'<f\\4'` is not `'<f4'`) and
+/// integers with leading zeros (`010` is an error in Python 3 and 8 in
+/// Python 2); numpy writes neither.
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
@@ -623,11 +627,7 @@ impl Parser<'_> {
                         None => return Err(self.error("unterminated string")),
                         Some(c) if c == quote => break,
                         Some(b'\\') => {
-                            self.pos += 1;
-                            match self.peek() {
-                                Some(c) => bytes.push(c),
-                                None => return Err(self.error("unterminated string")),
-                            }
+                            return Err(self.error("a backslash escape (numpy writes none)"))
                         }
                         Some(c) => bytes.push(c),
                     }
@@ -651,6 +651,11 @@ impl Parser<'_> {
                 }
                 if self.pos == start {
                     return Err(self.error("expected a digit"));
+                }
+                let digits = &self.s[start..self.pos];
+                if digits.len() > 1 && digits[0] == b'0' && digits.iter().any(|&d| d != b'0') {
+                    self.pos = start;
+                    return Err(self.error("an integer with a leading zero"));
                 }
                 // Python 2 wrote long integers as `3L`.
                 if matches!(self.peek(), Some(b'L' | b'l')) {
@@ -860,6 +865,16 @@ mod tests {
             (header("<f8", "False", "(1,)"), vec![0; 8], "'<f8'"),
             (header(">f4", "False", "(1,)"), vec![0; 4], "'>f4'"),
             (header("|b1", "False", "(1,)"), vec![0; 1], "'|b1'"),
+            // numpy reads '\4' as the byte 4 and '\f' as a form feed; both
+            // were read as '<f4' when the parser dropped backslashes.
+            (header("<f\\4", "False", "(1,)"), vec![0; 4], "backslash"),
+            (header("<\\f4", "False", "(1,)"), vec![0; 4], "backslash"),
+            (header("<f4", "False", "(04,)"), vec![0; 16], "leading zero"),
+            (
+                header("<f4", "False", "(2, 010)"),
+                vec![0; 80],
+                "leading zero",
+            ),
             (header("<f4", "False", "(3)"), vec![0; 12], "not a tuple"),
             (header("<f4", "False", "[3]"), vec![0; 12], "not a tuple"),
             (header("<f4", "0", "(3,)"), vec![0; 12], "fortran_order"),
