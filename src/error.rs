@@ -26,7 +26,7 @@ pub enum Error {
     },
 
     /// A file that can't be read as the array or JSON it should hold.
-    #[error("{}: {reason}", path.display())]
+    #[error("{}: {reason}", rosetta_core::shown_path(path))]
     BadFile {
         /// The file.
         path: PathBuf,
@@ -35,7 +35,7 @@ pub enum Error {
     },
 
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", rosetta_core::shown_path(path))]
     Io {
         /// The file.
         path: PathBuf,

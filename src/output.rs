@@ -61,7 +61,7 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<(
     std::fs::rename(&temp.path, &target).map_err(|e| error(path, "cannot replace", &e))?;
     temp.renamed = true;
     sync_dir(&target);
-    tracing::debug!(path = %path.display(), "wrote");
+    tracing::debug!(path = %rosetta_core::shown_path(path), "wrote");
     Ok(())
 }
 
@@ -84,9 +84,9 @@ pub fn check_file(path: &Path) -> Result<()> {
     let dir = parent(&target);
     if !dir.is_dir() {
         let why = if dir.exists() {
-            format!("{} is not a folder", dir.display())
+            format!("{} is not a folder", rosetta_core::shown_path(dir))
         } else {
-            format!("folder {} does not exist", dir.display())
+            format!("folder {} does not exist", rosetta_core::shown_path(dir))
         };
         return Err(error(
             path,
@@ -117,7 +117,7 @@ pub fn check_dir(dir: &Path) -> Result<()> {
         } else {
             (
                 "cannot create the folder",
-                format!("{} is not a folder", existing.display()),
+                format!("{} is not a folder", rosetta_core::shown_path(existing)),
             )
         };
         return Err(error(
@@ -343,7 +343,7 @@ impl Drop for Temp {
     fn drop(&mut self) {
         if !self.renamed {
             if let Err(e) = std::fs::remove_file(&self.path) {
-                tracing::warn!(path = %self.path.display(), "cannot remove temporary file: {e}");
+                tracing::warn!(path = %rosetta_core::shown_path(&self.path), "cannot remove temporary file: {e}");
             }
         }
     }
@@ -353,7 +353,7 @@ impl Drop for Temp {
 fn keep_permissions(target: &Path, file: &File) {
     if let Ok(meta) = std::fs::metadata(target) {
         if let Err(e) = file.set_permissions(meta.permissions()) {
-            tracing::debug!(path = %target.display(), "cannot copy permissions: {e}");
+            tracing::debug!(path = %rosetta_core::shown_path(target), "cannot copy permissions: {e}");
         }
     }
 }

@@ -309,6 +309,33 @@ fn unreadable_or_mistyped_npy_exits_2() {
         ]),
         "must be float32",
     );
+    // A newline in a file name is shown escaped: the one line keeps the
+    // reason (it held only the name's first part), for an input and an
+    // output alike, and the name's second line cannot pass for a line of
+    // rosetta's own.
+    let odd = dir.join("two\nlines.npy");
+    assert_usage_error(
+        &rosetta(&["run", "reduce", "--backend", "cpu", path(&odd)]),
+        "two\\nlines.npy: cannot open",
+    );
+    save_f32(&odd, &[2], &[1.0, 2.0]);
+    assert_usage_error(
+        &rosetta(&["run", "matmul", "--backend", "cpu", path(&odd), path(&odd)]),
+        "two\\nlines.npy",
+    );
+    let out = dir.join("no\tfolder\nhere/x.npy");
+    assert_failure(
+        &rosetta(&[
+            "run",
+            "reduce",
+            "--backend",
+            "cpu",
+            path(&odd),
+            "-o",
+            path(&out),
+        ]),
+        "no\\tfolder\\nhere does not exist",
+    );
 }
 
 #[test]

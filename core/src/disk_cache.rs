@@ -80,11 +80,11 @@ impl DiskCache {
         let data = match read_cache_file(&path) {
             Ok(data) => data?,
             Err(Unread::NotRegular) => {
-                tracing::warn!(path = %path.display(), "cache entry is not a regular file; ignored");
+                tracing::warn!(path = %crate::shown_path(&path), "cache entry is not a regular file; ignored");
                 return None;
             }
             Err(Unread::TooLarge(bytes)) => {
-                tracing::warn!(path = %path.display(), bytes, "cache entry too large; removed, will rebuild");
+                tracing::warn!(path = %crate::shown_path(&path), bytes, "cache entry too large; removed, will rebuild");
                 let _ = std::fs::remove_file(&path);
                 return None;
             }
@@ -93,7 +93,7 @@ impl DiskCache {
         match decode(&data, key) {
             Some(payload) => Some(payload.to_vec()),
             None => {
-                tracing::warn!(path = %path.display(), "cache entry damaged; removed, will rebuild");
+                tracing::warn!(path = %crate::shown_path(&path), "cache entry damaged; removed, will rebuild");
                 let _ = std::fs::remove_file(&path);
                 None
             }
@@ -105,7 +105,7 @@ impl DiskCache {
     pub fn put(&self, key: &Fingerprint, payload: &[u8]) {
         let Some(path) = self.path(key) else { return };
         if let Err(e) = write_atomically(&path, &encode(key, payload)) {
-            tracing::debug!(path = %path.display(), "cache entry not written: {e}");
+            tracing::debug!(path = %crate::shown_path(&path), "cache entry not written: {e}");
         }
     }
 

@@ -270,6 +270,30 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// A path as messages show it: [`Path::display`] with control characters
+/// escaped (`\n`, `\t`, `\u{1b}`), so that a file name holding a newline
+/// keeps an error on its one line and cannot forge a line of its own.
+pub fn shown_path(path: &std::path::Path) -> ShownPath<'_> {
+    ShownPath(path)
+}
+
+/// What [`shown_path`] returns.
+pub struct ShownPath<'a>(&'a std::path::Path);
+
+impl std::fmt::Display for ShownPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write;
+        for c in self.0.to_string_lossy().chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Require `value <= limit`, else [`Error::ExceedsLimit`].
 pub fn check_limit(what: &'static str, requested: u64, limit: u64) -> Result<()> {
     if requested > limit {
@@ -286,6 +310,15 @@ pub fn check_limit(what: &'static str, requested: u64, limit: u64) -> Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shown_paths_keep_to_one_line() {
+        let path = std::path::Path::new("/tmp/a b\nc\td\u{1b}[31m é.npy");
+        assert_eq!(
+            shown_path(path).to_string(),
+            "/tmp/a b\\nc\\td\\u{1b}[31m é.npy"
+        );
+    }
 
     #[test]
     fn kinds_sort_errors_for_exit_codes() {

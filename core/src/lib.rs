@@ -35,7 +35,10 @@ pub use caps::{llvmpipe_loop_limit, Capabilities, DeviceInfo, DeviceType, Physic
 pub use device::{Backend, Buffer, Clock, DeviceTag, Kernel, PoolStats, Timestamp};
 pub use driver::Driver;
 pub use elem::{bytes_of, Elem, Element};
-pub use error::{check_limit, error_chain, Error, ErrorKind, Result, Source as ErrorSource};
+pub use error::{
+    check_limit, error_chain, shown_path, Error, ErrorKind, Result, ShownPath,
+    Source as ErrorSource,
+};
 pub use kernel::{
     options_from_env, uses_word, Access, CpuKernel, Fingerprint, KernelBuilder, KernelDef,
     KernelSpec, Source, Sources,

@@ -171,14 +171,14 @@ fn warn_once(path: &Path, why: &str, until: &str) {
         warned.push(path.to_path_buf());
         tracing::warn!(
             "tuning cache {} ignored ({why}): the default choices run {until}",
-            path.display()
+            rosetta_core::shown_path(path)
         );
     }
 }
 
 /// An error's message prefixed with the path it is about.
 fn naming(path: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
-    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", rosetta_core::shown_path(path)))
 }
 
 #[cfg(test)]

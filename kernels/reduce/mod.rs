@@ -244,7 +244,7 @@ impl Op for Reduce {
                 choices: &["sum", "min", "max"],
                 kind: crate::op::OptionKind::Text,
             }],
-            about_inputs: "X: a float32, int32 or uint32 array of any shape (all elements); writes a one-element array",
+            about_inputs: "X: a float32, int32 or uint32 array of any shape (all elements); writes a one-element array of its dtype (integer sums wrap mod 2^32, where numpy.sum widens to 64 bits)",
         }
     }
 

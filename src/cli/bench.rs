@@ -36,12 +36,18 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     write!(out, "{}", bench::render_table(&report))?;
     if let Some(path) = &args.json {
         write_json(path, &report)?;
-        note(format_args!("wrote {}", path.display()));
+        note(format_args!("wrote {}", rosetta::core::shown_path(path)));
     }
     if let Some(dir) = &args.html {
         rosetta::report::write_bench_html(dir, &report)?;
-        note(format_args!("wrote {}", dir.join("index.html").display()));
-        note(format_args!("wrote {}", dir.join("results.json").display()));
+        note(format_args!(
+            "wrote {}",
+            rosetta::core::shown_path(&dir.join("index.html"))
+        ));
+        note(format_args!(
+            "wrote {}",
+            rosetta::core::shown_path(&dir.join("results.json"))
+        ));
     }
     if let Some((baseline_path, baseline)) = &baseline {
         let comparisons = bench::compare(baseline, &report).map_err(|e| match e {
@@ -71,7 +77,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
             writeln!(
                 out,
                 "compared nothing: no result of {} has this run's device and workload",
-                baseline_path.display()
+                rosetta::core::shown_path(baseline_path)
             )?;
         } else {
             writeln!(
@@ -80,7 +86,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
                  their noise",
                 comparisons.len(),
                 report.results.len(),
-                baseline_path.display(),
+                rosetta::core::shown_path(baseline_path),
                 comparisons.len() - slower - faster
             )?;
         }
@@ -108,7 +114,7 @@ pub fn measure(devices: &[rosetta::Device], options: Options) -> rosetta::Result
 /// A benchmark JSON file that can be compared with (usage errors naming the
 /// path otherwise).
 fn read_baseline(path: &Path) -> Result<BenchReport, Failure> {
-    let bad = |why: String| Failure::Usage(format!("{}: {why}", path.display()));
+    let bad = |why: String| Failure::Usage(format!("{}: {why}", rosetta::core::shown_path(path)));
     let text =
         std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read the baseline: {e}")))?;
     let report = BenchReport::from_json(path, &text)?;

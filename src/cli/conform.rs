@@ -86,7 +86,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     }
     if let Some(path) = &args.out {
         write_json(path, &report)?;
-        note(format_args!("wrote {}", path.display()));
+        note(format_args!("wrote {}", rosetta::core::shown_path(path)));
     }
     Ok(if report.passed {
         Outcome::Success

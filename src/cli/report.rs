@@ -63,8 +63,16 @@ pub fn run(
     write!(out, "{}", rosetta::bench::render_table(&bench))?;
     let passed = conformance.passed;
     Report::new(absent, conformance, bench).write(&dir)?;
-    writeln!(out, "report: {}", dir.join("index.html").display())?;
-    writeln!(out, "data:   {}", dir.join("results.json").display())?;
+    writeln!(
+        out,
+        "report: {}",
+        rosetta::core::shown_path(&dir.join("index.html"))
+    )?;
+    writeln!(
+        out,
+        "data:   {}",
+        rosetta::core::shown_path(&dir.join("results.json"))
+    )?;
     Ok(if passed {
         Outcome::Success
     } else {
@@ -88,7 +96,15 @@ pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome,
         hosts.len(),
         hosts.join(", ")
     )?;
-    writeln!(out, "report: {}", dir.join("index.html").display())?;
-    writeln!(out, "data:   {}", dir.join("results.json").display())?;
+    writeln!(
+        out,
+        "report: {}",
+        rosetta::core::shown_path(&dir.join("index.html"))
+    )?;
+    writeln!(
+        out,
+        "data:   {}",
+        rosetta::core::shown_path(&dir.join("results.json"))
+    )?;
     Ok(Outcome::Success)
 }

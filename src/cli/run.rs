@@ -150,7 +150,7 @@ pub fn run(out: &mut Out, args: Vec<OsString>) -> Result<Outcome, Failure> {
             let named: Vec<String> = paths
                 .iter()
                 .filter(|(name, _)| rosetta::core::uses_word(&text, name))
-                .map(|(name, path)| format!("{name}: {}", path.display()))
+                .map(|(name, path)| format!("{name}: {}", rosetta::core::shown_path(path)))
                 .collect();
             Failure::Usage(if named.is_empty() {
                 text

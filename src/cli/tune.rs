@@ -172,7 +172,7 @@ pub fn run(
                 out,
                 "tuning cache: {}",
                 path.parent()
-                    .map(|p| p.display().to_string())
+                    .map(|p| rosetta::core::shown_path(p).to_string())
                     .unwrap_or_default()
             )?;
         }
