@@ -139,6 +139,16 @@ fn a_pool_limit_that_is_not_a_number_is_warned_about() {
     let err = stderr(&out);
     assert_eq!(err.matches("ROSETTA_POOL_BYTES").count(), 1, "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains('6'));
+    // Empty is the default, as for the other variables: no warning.
+    let out = rosetta_with_env(
+        &["run", "reduce", "--backend", "cpu", path(&x)],
+        &[("ROSETTA_POOL_BYTES", " ")],
+    );
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -1453,6 +1463,35 @@ fn tune_refuses_to_keep_nothing() {
     let text = std::fs::read_to_string(stored[0].path()).unwrap();
     assert!(text.contains("reduce/"), "{text}");
 
+    // A stored choice that does not plan the shape at hand (75 000 chunks
+    // of one 8-deep slice, past the z grid's 65 535; the tuner stores no
+    // splits, so a hand-edited file) is passed over: the default runs and
+    // the answer is right, where the run failed naming the grid.
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["choices"]["matmul/m<=2^0 n<=2^0 k<=2^20"] =
+        serde_json::json!({"variant": "32x32x8/2x2+splitk4294967295", "median_s": 1.0});
+    std::fs::write(stored[0].path(), json.to_string()).unwrap();
+    let (a, b, c) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("c.npy"));
+    save_f32(&a, &[1, 600_000], &vec![1.0; 600_000]);
+    save_f32(&b, &[600_000, 1], &vec![1.0; 600_000]);
+    let out = rosetta_with_env(
+        &[
+            "run",
+            "matmul",
+            "--backend",
+            "cpu",
+            path(&a),
+            path(&b),
+            "-o",
+            path(&c),
+        ],
+        &[("ROSETTA_CACHE_DIR", path(&cache))],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    let product = rosetta::npy::read(&c).unwrap();
+    assert_eq!(product.data, ArrayData::F32(vec![600_000.0]));
+
     // A cache folder that is a file: tuning cannot mend that, and the
     // warning does not send the user to it.
     let out = rosetta_with_env(&run, &[("ROSETTA_CACHE_DIR", path(&file))]);
@@ -1530,6 +1569,9 @@ fn compiler_options_that_change_results_are_refused() {
             let out = rosetta_with_env(&args, &env(bad));
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(2), "{api} {bad}: {err}");
+            // One line: the device's failure to open is the error, not
+            // also a warning before it.
+            assert_eq!(err.lines().count(), 1, "{api} {bad}: {err}");
             assert!(out.stdout.is_empty(), "{api} {bad}: an answer was printed");
             let first = bad.split_whitespace().next().unwrap();
             assert!(err.contains(&format!("{var}: option '{first}'")), "{err}");

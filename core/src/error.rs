@@ -270,7 +270,7 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// A path as messages show it: [`Path::display`] with control characters
+/// A path as messages show it: [`std::path::Path::display`] with control characters
 /// escaped (`\n`, `\t`, `\u{1b}`), so that a file name holding a newline
 /// keeps an error on its one line and cannot forge a line of its own.
 pub fn shown_path(path: &std::path::Path) -> ShownPath<'_> {

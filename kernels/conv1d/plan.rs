@@ -4,7 +4,7 @@
 
 use super::spec::Conv1dSpec;
 use crate::op::{
-    check_apart, check_binding, chunk_ranges, preferred_group_size, prepare_kernel,
+    check_apart, check_binding, chunk_ranges, plan_tuned, preferred_group_size, prepare_kernel,
     split_in_chunks, u32_param, ChunkLimits, TuningCache,
 };
 pub use crate::op::{direct_loop_iterations, MAX_DIRECT_LAUNCHES};
@@ -419,9 +419,11 @@ impl Conv1dPlan {
             .and_then(|c| Conv1dVariant::from_name(&c.variant))
             .filter(|&v| fits(v));
         // Nothing fits: the fallback's error says why.
-        let default = default_variant(backend.info(), spec).unwrap_or(Conv1dVariant::Direct);
-        let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
-        plan.tuned = tuned.is_some();
+        let default = || Ok(default_variant(backend.info(), spec).unwrap_or(Conv1dVariant::Direct));
+        let (mut plan, tuned) = plan_tuned("conv1d", tuned, default, |v| {
+            Self::with_variant(backend, spec, v)
+        })?;
+        plan.tuned = tuned;
         Ok(plan)
     }
 

@@ -4,7 +4,7 @@
 
 use super::spec::{check_image_elem, Conv2dSpec, Pixel};
 use crate::op::{
-    check_apart, check_binding, chunk_ranges, preferred_group_size, prepare_kernel,
+    check_apart, check_binding, chunk_ranges, plan_tuned, preferred_group_size, prepare_kernel,
     split_in_chunks, u32_param, ChunkLimits, TuningCache,
 };
 pub use crate::op::{direct_loop_iterations, MAX_DIRECT_LAUNCHES};
@@ -690,12 +690,16 @@ impl Conv2dPlan {
             .and_then(|c| Conv2dVariant::from_name(&c.variant))
             .filter(|&v| fits(v));
         // Nothing fits: `direct`, the last resort, says why.
-        let default = Conv2dVariant::default_order(backend.info())
-            .into_iter()
-            .find(|&v| fits(v))
-            .unwrap_or(Conv2dVariant::Direct);
-        let mut plan = Self::with_variant(backend, spec, elem, tuned.unwrap_or(default))?;
-        plan.tuned = tuned.is_some();
+        let default = || {
+            Ok(Conv2dVariant::default_order(backend.info())
+                .into_iter()
+                .find(|&v| fits(v))
+                .unwrap_or(Conv2dVariant::Direct))
+        };
+        let (mut plan, tuned) = plan_tuned("conv2d", tuned, default, |v| {
+            Self::with_variant(backend, spec, elem, v)
+        })?;
+        plan.tuned = tuned;
         Ok(plan)
     }
 

@@ -3,7 +3,8 @@
 
 use super::spec::{histogram_edges, histogram_scale, search_steps, HistogramInput, HistogramSpec};
 use crate::op::{
-    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+    check_apart, check_binding, plan_tuned, preferred_group_size, prepare_kernel, u32_param,
+    TuningCache,
 };
 use rosetta_core::{check_limit, Backend, Buffer, Capabilities, Error, Kernel, Launch, Result};
 use std::sync::Arc;
@@ -164,13 +165,17 @@ impl HistogramPlan {
             .lookup("histogram", &tune_class(spec))
             .and_then(|c| HistogramVariant::from_name(&c.variant))
             .filter(|&v| fits(v));
-        let default = if fits(HistogramVariant::Shared) {
-            HistogramVariant::Shared
-        } else {
-            HistogramVariant::GlobalAtomics
+        let default = || {
+            Ok(if fits(HistogramVariant::Shared) {
+                HistogramVariant::Shared
+            } else {
+                HistogramVariant::GlobalAtomics
+            })
         };
-        let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
-        plan.tuned = tuned.is_some();
+        let (mut plan, tuned) = plan_tuned("histogram", tuned, default, |v| {
+            Self::with_variant(backend, spec, v)
+        })?;
+        plan.tuned = tuned;
         Ok(plan)
     }
 

@@ -11,7 +11,7 @@
 
 use super::spec::{MatmulSpec, PAD};
 use crate::op::{
-    check_apart, check_binding, prepare_kernel, u32_param, workgroup_model, TuningCache,
+    check_apart, check_binding, plan_tuned, prepare_kernel, u32_param, workgroup_model, TuningCache,
 };
 use rosetta_core::{
     Backend, Buffer, Capabilities, DeviceInfo, Error, Kernel, KernelDef, Language, Launch, Result,
@@ -826,11 +826,10 @@ impl MatmulPlan {
                 }
             })
         };
-        let variant = match tuned.or_else(heuristic) {
-            Some(v) => v,
-            None => {
+        let default = || {
+            heuristic().ok_or_else(|| {
                 let smallest = TILINGS[TILINGS.len() - 1];
-                return Err(Error::unsupported(
+                Error::unsupported(
                     backend.info().api,
                     format!(
                         "matmul needs workgroups of {} invocations and {} bytes of shared memory",
@@ -840,11 +839,13 @@ impl MatmulPlan {
                             &backend.info().caps
                         )
                     ),
-                ));
-            }
+                )
+            })
         };
-        let mut plan = Self::with_variant(backend, spec, variant)?;
-        plan.tuned = tuned.is_some();
+        let (mut plan, tuned) = plan_tuned("matmul", tuned, default, |v| {
+            Self::with_variant(backend, spec, v)
+        })?;
+        plan.tuned = tuned;
         Ok(plan)
     }
 

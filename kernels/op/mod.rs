@@ -36,7 +36,7 @@ pub use geometry::{
     workgroup_model,
 };
 pub use preset::{big_log2, roofline_words};
-pub use tuning::{TuningCache, TuningChoice};
+pub use tuning::{plan_tuned, TuningCache, TuningChoice};
 pub use workload::{checked_indices, pow2_label, Metric, Prepared, Size, Workload};
 
 use rosetta_core::{Backend, DeviceInfo, KernelDef, Result};

@@ -74,9 +74,11 @@ impl TuningCache {
                 Err(e) => (format!("not a tuning file: {e}"), REWRITE),
             },
             // A path that cannot be read at all (the cache folder is a
-            // file, say) cannot be written either: tuning will not mend it.
-            Err(Unread::Io(e)) => (e.to_string(), "until the cache's path is mended"),
-            Err(unread) => (unread.to_string(), REWRITE),
+            // file, say), or a folder or device in the file's place,
+            // cannot be written either: tuning will not mend it.
+            Err(Unread::Io(e)) => (e.to_string(), MEND),
+            Err(Unread::NotRegular) => (Unread::NotRegular.to_string(), MEND),
+            Err(unread @ Unread::TooLarge(_)) => (unread.to_string(), REWRITE),
         };
         warn_once(path, &why, until);
         TuningFile::default()
@@ -99,7 +101,7 @@ impl TuningCache {
     ) -> std::io::Result<()> {
         let (path, lock) = self.open_lock()?;
         lock.lock().map_err(naming(&path.with_extension("lock")))?;
-        let mut file = self.load();
+        let mut file = stored_for_update(path)?;
         file.device = format!("{} {}", device.id(), device.name);
         file.driver_version = device.driver_version.clone();
         file.choices.insert(format!("{op}/{class}"), choice);
@@ -113,6 +115,7 @@ impl TuningCache {
     /// before it measures anything, so an unwritable cache costs no work.
     pub fn check_writable(&self) -> std::io::Result<()> {
         let (path, _lock) = self.open_lock()?;
+        stored_for_update(path)?;
         let dir = path
             .parent()
             .ok_or_else(|| std::io::Error::other("the tuning cache has no folder"))?;
@@ -129,7 +132,13 @@ impl TuningCache {
             return Err(std::io::Error::other("the tuning cache is off"));
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(naming(path))?;
+            if dir.exists() && !dir.is_dir() {
+                return Err(naming(dir)(std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    "not a folder (the tuning cache's folder)",
+                )));
+            }
+            std::fs::create_dir_all(dir).map_err(naming(dir))?;
         }
         let lock_path = path.with_extension("lock");
         let lock = open_lock_file(&lock_path).map_err(naming(&lock_path))?;
@@ -147,6 +156,31 @@ impl TuningCache {
     }
 }
 
+/// A plan with the stored choice where there is one and it plans this
+/// shape, else with `default()`; and whether the stored choice ran. A
+/// choice is measured for a shape class, and not every shape of a class
+/// takes it (a split-k product's partial sums over a device's buffer limit,
+/// a hand-edited file): such a choice is passed over (logged at debug
+/// level), never an error the default would not give.
+pub fn plan_tuned<V: Copy + std::fmt::Debug, P>(
+    op: &str,
+    stored: Option<V>,
+    default: impl FnOnce() -> rosetta_core::Result<V>,
+    plan: impl Fn(V) -> rosetta_core::Result<P>,
+) -> rosetta_core::Result<(P, bool)> {
+    if let Some(variant) = stored {
+        match plan(variant) {
+            Ok(planned) => return Ok((planned, true)),
+            Err(e) => tracing::debug!(
+                op,
+                ?variant,
+                "the tuned choice does not plan this shape ({e}); the default runs"
+            ),
+        }
+    }
+    plan(default()?).map(|planned| (planned, false))
+}
+
 /// Open (or create) the lock file beside a device's choices. Only a
 /// regular file is opened: opening a FIFO for writing blocks until a reader
 /// comes, which none ever does, and a directory cannot be locked.
@@ -159,8 +193,28 @@ fn open_lock_file(path: &Path) -> std::io::Result<File> {
     }
 }
 
-/// How a tuning file that is ignored is mended.
+/// How a tuning file that is ignored is mended: by the tuner, which
+/// replaces a file that holds no choices it can read ...
 const REWRITE: &str = "until `rosetta tune` rewrites it";
+/// ... or by hand, where the path cannot be read at all or holds no file.
+const MEND: &str = "until the cache's path is mended";
+
+/// The stored choices a store adds to: none where there is no file or a
+/// damaged one (which the store replaces), and an error, naming the path,
+/// where the file cannot be read (replacing it would drop choices that a
+/// mended path would give back) or is not a regular file (no rename can
+/// replace a folder).
+fn stored_for_update(path: &Path) -> std::io::Result<TuningFile> {
+    use rosetta_core::disk_cache::{read_cache_file, Unread};
+    match read_cache_file(path) {
+        Ok(None) | Err(Unread::TooLarge(_)) => Ok(TuningFile::default()),
+        Ok(Some(data)) => Ok(serde_json::from_slice(&data).unwrap_or_default()),
+        Err(Unread::NotRegular) => Err(naming(path)(std::io::Error::other(
+            "not a regular file: remove it, and the tuner writes a new one",
+        ))),
+        Err(Unread::Io(e)) => Err(naming(path)(e)),
+    }
+}
 
 /// Warn that the tuning file at `path` is ignored, once per path and process
 /// (plans look their choice up each time they are made).
@@ -267,6 +321,59 @@ mod tests {
         let found = cache.lookup("op", "c").map(|c| c.variant);
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(found.as_deref(), Some("v"));
+    }
+
+    /// A store never replaces choices it could not read: where the file
+    /// cannot be read (a loop of links here; a file without read
+    /// permission for a user) or is a folder, the store and the tuner's
+    /// check before measuring are errors naming the path, and the path is
+    /// left as it was. (The store read such a file as empty and renamed its
+    /// one new choice over it; a folder failed only after the measuring.)
+    /// A tuning folder that is a file is named as such.
+    #[cfg(unix)]
+    #[test]
+    fn unreadable_choices_are_never_replaced() {
+        let dir = std::env::temp_dir().join(format!("rosetta-tuning-keep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = cache_in(&dir);
+        let path = cache.path().unwrap().clone();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let device = test_device(Api::Cpu, Capabilities::software_device());
+
+        let looped = path.with_extension("loop");
+        std::os::unix::fs::symlink(&looped, &path).unwrap();
+        std::os::unix::fs::symlink(&path, &looped).unwrap();
+        for error in [
+            cache.check_writable().unwrap_err(),
+            cache.store(&device, "op", "c", choice("v")).unwrap_err(),
+        ] {
+            assert!(error.to_string().contains("device.json"), "{error}");
+        }
+        assert!(std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::fs::remove_file(&path).unwrap();
+        std::fs::remove_file(&looped).unwrap();
+
+        std::fs::create_dir(&path).unwrap();
+        for error in [
+            cache.check_writable().unwrap_err(),
+            cache.store(&device, "op", "c", choice("v")).unwrap_err(),
+        ] {
+            let text = error.to_string();
+            assert!(text.contains("device.json: not a regular file"), "{text}");
+        }
+        assert!(path.is_dir());
+        std::fs::remove_dir(&path).unwrap();
+        cache.store(&device, "op", "c", choice("v")).unwrap();
+
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tuning"), b"a file").unwrap();
+        let text = cache.check_writable().unwrap_err().to_string();
+        assert!(text.contains("tuning: not a folder"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A file that does not parse is no choice, and the next store replaces it.

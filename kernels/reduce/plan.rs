@@ -2,8 +2,8 @@
 
 use super::spec::{ReduceOp, ReduceSpec};
 use crate::op::{
-    check_apart, check_binding, floor_pow2, preferred_group_size, prepare_kernel, u32_param,
-    workgroup_model, TuningCache,
+    check_apart, check_binding, floor_pow2, plan_tuned, preferred_group_size, prepare_kernel,
+    u32_param, workgroup_model, TuningCache,
 };
 use rosetta_core::{Backend, Buffer, Element, Error, Kernel, Language, Launch, Result};
 use std::sync::Arc;
@@ -273,9 +273,11 @@ impl ReducePlan {
             .lookup("reduce", &tune_class(spec))
             .and_then(|c| ReduceVariant::from_name(&c.variant))
             .filter(|v| ReduceVariant::available(info).contains(v));
-        let default = ReduceVariant::default_for(info);
-        let mut plan = Self::with_variant(backend, spec, tuned.unwrap_or(default))?;
-        plan.tuned = tuned.is_some();
+        let default = || Ok(ReduceVariant::default_for(info));
+        let (mut plan, tuned) = plan_tuned("reduce", tuned, default, |v| {
+            Self::with_variant(backend, spec, v)
+        })?;
+        plan.tuned = tuned;
         Ok(plan)
     }
 

@@ -19,7 +19,8 @@
 use super::kernel::kernel;
 use super::spec::ScanSpec;
 use crate::op::{
-    check_apart, check_binding, preferred_group_size, prepare_kernel, u32_param, TuningCache,
+    check_apart, check_binding, plan_tuned, preferred_group_size, prepare_kernel, u32_param,
+    TuningCache,
 };
 use rosetta_core::{
     grid_2d, Backend, Buffer, Capabilities, Element, Error, Kernel, Launch, Result,
@@ -200,9 +201,11 @@ impl ScanPlan {
         let tuned = TuningCache::for_device(backend.info())
             .lookup("scan", &tune_class(spec))
             .and_then(|c| ScanVariant::from_name(&c.variant));
-        let mut plan =
-            Self::with_variant(backend, spec, tuned.unwrap_or(ScanVariant { items: 8 }))?;
-        plan.tuned = tuned.is_some();
+        let default = || Ok(ScanVariant { items: 8 });
+        let (mut plan, tuned) = plan_tuned("scan", tuned, default, |v| {
+            Self::with_variant(backend, spec, v)
+        })?;
+        plan.tuned = tuned;
         Ok(plan)
     }
 
