@@ -24,15 +24,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const MAGIC: &[u8; 16] = b"ROSETTA-CACHE-v1";
 
 /// The root folder of the caches, or `None` when caching is off or no home
-/// folder is known.
+/// folder is known. `XDG_CACHE_HOME` and `HOME` count only when they are
+/// absolute paths (the XDG rule for relative values: ignore them), so an
+/// empty `HOME` never puts a cache in whatever folder a process started in;
+/// `ROSETTA_CACHE_DIR`, set on purpose, may be relative.
 pub fn root() -> Option<PathBuf> {
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
     match std::env::var_os("ROSETTA_CACHE_DIR") {
         Some(dir) if dir == "off" => None,
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => std::env::var_os("XDG_CACHE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        _ => absolute("XDG_CACHE_HOME")
+            .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
             .map(|base| base.join("rosetta")),
     }
 }
@@ -79,6 +85,12 @@ impl DiskCache {
         let path = self.path(key)?;
         let data = match read_cache_file(&path) {
             Ok(data) => data?,
+            // An empty folder (left by hand, or by a tool) is removed so the
+            // entry can be written again; anything else is left alone.
+            Err(Unread::NotRegular) if std::fs::remove_dir(&path).is_ok() => {
+                tracing::warn!(path = %crate::shown_path(&path), "cache entry was an empty folder; removed, will rebuild");
+                return None;
+            }
             Err(Unread::NotRegular) => {
                 tracing::warn!(path = %crate::shown_path(&path), "cache entry is not a regular file; ignored");
                 return None;
@@ -166,18 +178,46 @@ impl std::fmt::Display for Unread {
 /// The bytes of a cache file: `Ok(None)` where nothing is at `path`, and
 /// only a regular file of at most [`MAX_ENTRY_BYTES`] is read (the rule
 /// every cache keeps; the caller decides what to do with the rest).
+///
+/// The file is checked before it is opened (opening a FIFO would wait for a
+/// writer), checked again through the open handle (the path may have been
+/// replaced in between), and read through a limit: a file whose size
+/// says nothing (`/proc` files read as size 0) is cut off past
+/// [`MAX_ENTRY_BYTES`] and reported too large, never read to its end.
 pub fn read_cache_file(path: &Path) -> Result<Option<Vec<u8>>, Unread> {
-    let meta = match std::fs::metadata(path) {
+    read_at_most(path, MAX_ENTRY_BYTES)
+}
+
+/// [`read_cache_file`] with a limit of `max_bytes`.
+fn read_at_most(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, Unread> {
+    use std::io::Read;
+    let regular = |meta: std::fs::Metadata| {
+        if !meta.is_file() {
+            Err(Unread::NotRegular)
+        } else if meta.len() > max_bytes {
+            Err(Unread::TooLarge(meta.len()))
+        } else {
+            Ok(meta.len())
+        }
+    };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        other => regular(other.map_err(Unread::Io)?)?,
+    };
+    let file = match std::fs::File::open(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         other => other.map_err(Unread::Io)?,
     };
-    if !meta.is_file() {
-        return Err(Unread::NotRegular);
+    let size = regular(file.metadata().map_err(Unread::Io)?)?;
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(max_bytes + 1)
+        .read_to_end(&mut data)
+        .map_err(Unread::Io)?;
+    let read = data.len() as u64;
+    if read > max_bytes {
+        return Err(Unread::TooLarge(read));
     }
-    if meta.len() > MAX_ENTRY_BYTES {
-        return Err(Unread::TooLarge(meta.len()));
-    }
-    std::fs::read(path).map(Some).map_err(Unread::Io)
+    Ok(Some(data))
 }
 
 /// Write `bytes` to a temporary file next to `path`, then rename it over
@@ -256,8 +296,15 @@ mod tests {
         assert!(matches!(read_cache_file(&path), Ok(None)));
         std::fs::create_dir(&path).unwrap();
         assert!(matches!(read_cache_file(&path), Err(Unread::NotRegular)));
+        // An empty folder is removed (it was warned about on every run,
+        // forever: no rename can replace it); one with files is left.
+        std::fs::write(dir.join("keep"), b"").unwrap();
+        std::fs::rename(dir.join("keep"), path.join("keep")).unwrap();
         assert_eq!(cache.get(&key), None);
-        std::fs::remove_dir(&path).unwrap();
+        assert!(path.join("keep").exists());
+        std::fs::remove_file(path.join("keep")).unwrap();
+        assert_eq!(cache.get(&key), None);
+        assert!(!path.exists());
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
@@ -286,6 +333,52 @@ mod tests {
         cache.put(&key, b"payload");
         assert_eq!(cache.get(&key).as_deref(), Some(&b"payload"[..]));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file whose size says nothing (`/proc` files read as 0 bytes; a link
+    /// to `/proc/self/pagemap` read gigabytes) is read only to the limit.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn files_that_hide_their_size_are_read_only_to_the_limit() {
+        let proc_file = Path::new("/proc/self/maps");
+        assert_eq!(std::fs::metadata(proc_file).unwrap().len(), 0);
+        assert!(matches!(
+            read_at_most(proc_file, 64),
+            Err(Unread::TooLarge(65))
+        ));
+        let whole = read_at_most(proc_file, 1 << 20).unwrap().unwrap();
+        assert!(whole.len() > 64);
+    }
+
+    /// A relative or empty `XDG_CACHE_HOME` or `HOME` is no base: an empty
+    /// `HOME` put the cache under the current folder. (Run in a child
+    /// process: the environment is the process's.)
+    #[test]
+    fn relative_bases_are_ignored() {
+        if let Some(expected) = std::env::var_os("ROSETTA_ROOT_EXPECTED") {
+            let root = root().map(|r| r.into_os_string()).unwrap_or_default();
+            assert_eq!(root, expected);
+            return;
+        }
+        let me = std::env::current_exe().unwrap();
+        for (xdg, home, expected) in [
+            ("", "", ""),
+            ("relative", "", ""),
+            ("", "also/relative", ""),
+            ("relative", "/home/u", "/home/u/.cache/rosetta"),
+            ("/x/cache", "/home/u", "/x/cache/rosetta"),
+        ] {
+            let status = std::process::Command::new(&me)
+                .args(["--exact", "disk_cache::tests::relative_bases_are_ignored"])
+                .env_remove("ROSETTA_CACHE_DIR")
+                .env("XDG_CACHE_HOME", xdg)
+                .env("HOME", home)
+                .env("ROSETTA_ROOT_EXPECTED", expected)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "XDG_CACHE_HOME={xdg:?} HOME={home:?}");
+        }
     }
 
     #[test]
