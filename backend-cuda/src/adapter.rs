@@ -54,6 +54,7 @@ fn open_all(path: &str, nvrtc: &'static Nvrtc) -> Result<Vec<Arc<dyn Backend>>> 
         .and_then(|text| physical::module_version(&text));
     let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
     let mut last_error = None;
+    let mut skipped = Vec::new();
     for ordinal in 0..count.max(0) {
         match open(ordinal, nvrtc, version, module.as_deref()) {
             Ok(device) => {
@@ -61,13 +62,19 @@ fn open_all(path: &str, nvrtc: &'static Nvrtc) -> Result<Vec<Arc<dyn Backend>>> 
                 devices.push(device);
             }
             Err(e) => {
-                tracing::warn!(
-                    ordinal,
-                    "cuda: skipping a device that failed to open: {}",
-                    e.chain()
-                );
+                skipped.push((ordinal, e.chain()));
                 last_error = Some(e);
             }
+        }
+    }
+    // Said once: as a warning beside the devices that opened, else in the
+    // error (one line, not a warning before it too).
+    if !devices.is_empty() {
+        for (ordinal, why) in &skipped {
+            tracing::warn!(
+                ordinal,
+                "cuda: skipping a device that failed to open: {why}"
+            );
         }
     }
     match (devices.is_empty(), last_error) {

@@ -44,6 +44,7 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
     }
     let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
     let mut problems = Vec::new();
+    let mut skipped = Vec::new();
     for platform in platforms {
         let platform_name = Some(info::platform_string(platform, info::CL_PLATFORM_NAME))
             .filter(|n| !n.is_empty())
@@ -68,13 +69,18 @@ pub fn discover() -> Result<Vec<Arc<dyn Backend>>> {
                     devices.push(device);
                 }
                 Err(err) => {
-                    tracing::warn!(
-                        "opencl: skipping a device of {platform_name}: {}",
-                        err.chain()
-                    );
-                    problems.push(format!("{platform_name}: {}", err.chain()));
+                    let problem = format!("{platform_name}: {}", err.chain());
+                    skipped.push(problem.clone());
+                    problems.push(problem);
                 }
             }
+        }
+    }
+    // Said once: as a warning beside the devices that opened, else in the
+    // error (one line, not a warning before it too).
+    if !devices.is_empty() {
+        for problem in &skipped {
+            tracing::warn!("opencl: skipping a device of {problem}");
         }
     }
     if devices.is_empty() {

@@ -73,6 +73,7 @@ fn discover_now(options: Options) -> Result<Vec<Arc<dyn Backend>>> {
     }
     let mut devices = Vec::new();
     let mut first_error = None;
+    let mut skipped = Vec::new();
     for (index, physical) in physicals.iter().enumerate() {
         match open(&instance, physical, index, options) {
             Ok(device) => {
@@ -80,9 +81,16 @@ fn discover_now(options: Options) -> Result<Vec<Arc<dyn Backend>>> {
                 devices.push(device);
             }
             Err(e) => {
-                tracing::warn!(index, "vulkan: skipping a physical device: {}", e.chain());
+                skipped.push((index, e.chain()));
                 first_error.get_or_insert(e);
             }
+        }
+    }
+    // Said once: as a warning beside the devices that opened, else in the
+    // error (one line, not a warning before it too).
+    if !devices.is_empty() {
+        for (index, why) in &skipped {
+            tracing::warn!(index, "vulkan: skipping a physical device: {why}");
         }
     }
     match (devices.is_empty(), first_error) {
