@@ -47,9 +47,13 @@ pub fn open<D: Driver>(info: DeviceInfo, driver: D) -> Arc<dyn Backend> {
 }
 
 /// Bytes the pool may hold: an eighth of device memory, at most 1 GiB
-/// (`ROSETTA_POOL_BYTES` overrides; 0 turns pooling off).
-fn pool_limit(info: &DeviceInfo) -> u64 {
-    if let Ok(value) = std::env::var("ROSETTA_POOL_BYTES") {
+/// (`ROSETTA_POOL_BYTES` overrides; 0 turns pooling off; empty is the
+/// default, as for the other variables).
+pub(crate) fn pool_limit(info: &DeviceInfo) -> u64 {
+    if let Some(value) = std::env::var("ROSETTA_POOL_BYTES")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
         match value.trim().parse::<u64>() {
             Ok(bytes) => return bytes,
             // Said once per process: a typo must not pass unseen.
