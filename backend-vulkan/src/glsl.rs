@@ -14,6 +14,36 @@ use rosetta_core::disk_cache::DiskCache;
 use rosetta_core::Fingerprint;
 use std::sync::Mutex;
 
+/// The version glslang reports of itself (`13.1.1`, and its flavor), part
+/// of every SPIR-V key: cached modules of an older compiler are not read
+/// after glslang is updated.
+fn glslang_version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        let mut version = glslang_sys::glslang_version_t {
+            major: 0,
+            minor: 0,
+            patch: 0,
+            flavor: std::ptr::null(),
+        };
+        // SAFETY: glslang_get_version only fills in the struct it is given;
+        // `flavor` then points at a static NUL-terminated string (or is null).
+        unsafe { glslang_sys::glslang_get_version(&mut version) };
+        let flavor = if version.flavor.is_null() {
+            String::new()
+        } else {
+            // SAFETY: non-null, glslang's static NUL-terminated string.
+            unsafe { std::ffi::CStr::from_ptr(version.flavor) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        format!(
+            "glslang {}.{}.{}{flavor}",
+            version.major, version.minor, version.patch
+        )
+    })
+}
+
 /// The first word of every SPIR-V module.
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
@@ -94,7 +124,7 @@ impl SpirvCache {
         Fingerprint::default()
             .str("rosetta vulkan spirv v1")
             .str(env!("CARGO_PKG_VERSION"))
-            .str("glslang 0.9")
+            .str(glslang_version())
             .str("vulkan1.1 spirv1.3")
             .str(if subgroups { SUBGROUPS_DEFINE } else { "" })
             .str(source)
@@ -168,6 +198,17 @@ fn words(bytes: &[u8]) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The SPIR-V key names the compiler's own version (it named a fixed
+    /// "glslang 0.9", so an updated glslang would have read the modules of
+    /// the old one).
+    #[test]
+    fn the_spirv_key_holds_glslangs_version() {
+        let version = glslang_version();
+        let number = version.strip_prefix("glslang ").unwrap();
+        let major: u32 = number.split('.').next().unwrap().parse().unwrap();
+        assert!(major >= 11 && number.split('.').count() >= 3, "{version}");
+    }
 
     #[test]
     fn spirv_bytes_need_whole_words_and_the_magic() {
