@@ -59,12 +59,27 @@ pub fn compare(
         (Status::Ok, Some(t)) => Some(t),
         _ => None,
     };
+    // The devices of one API and name a report holds (distinct ids).
+    let named = |report: &BenchReport, api: &str, name: &str| {
+        let mut ids: Vec<&str> = report
+            .results
+            .iter()
+            .filter(|r| r.api == api && r.device_name == name)
+            .map(|r| r.device.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    };
+    let across_machines = baseline.machine != current.machine;
     Ok(current
         .results
         .iter()
         .filter_map(|cur| {
             // The same device (id and name), else — across machines, where
-            // ids differ — the one device of that API and name.
+            // ids differ — the one device of that API and name, where each
+            // run has exactly one (a twin of a matched device, or another
+            // device of this machine, is never its baseline).
             let same_label = |b: &&BenchResult| b.label == cur.label && b.api == cur.api;
             let base = baseline
                 .results
@@ -72,13 +87,17 @@ pub fn compare(
                 .filter(same_label)
                 .find(|b| b.device == cur.device && b.device_name == cur.device_name)
                 .or_else(|| {
-                    let mut named = baseline
+                    let one_each = across_machines
+                        && named(baseline, &cur.api, &cur.device_name) == 1
+                        && named(current, &cur.api, &cur.device_name) == 1;
+                    if !one_each {
+                        return None;
+                    }
+                    baseline
                         .results
                         .iter()
                         .filter(same_label)
-                        .filter(|b| b.device_name == cur.device_name);
-                    let one = named.next()?;
-                    named.next().is_none().then_some(one)
+                        .find(|b| b.device_name == cur.device_name)
                 })?;
             let (b, c) = (timed(base)?, timed(cur)?);
             let ratio = c.median_s / b.median_s;
@@ -152,9 +171,26 @@ mod tests {
         let base = report(1.0, 0.01);
         let mut other = report(2.0, 0.01);
         other.results[0].device = "cpu:3".into();
+        // On one machine another id is another device (a baseline of
+        // `cuda:1` is no baseline for `cuda:0`, twins or not).
+        assert!(compare(&base, &other).unwrap().is_empty());
+        other.machine.host = "elsewhere".into();
         let c = compare(&base, &other).unwrap();
         assert_eq!(c.len(), 1, "same API and name on another machine");
         assert_eq!(c[0].change, Change::Slower);
+        // Two devices of that name in either run: which is which is not
+        // known, so neither is compared by name (a twin of the matched
+        // device was set against its baseline and called slower).
+        let mut twins = other.clone();
+        twins.results.push(other.results[0].clone());
+        twins.results[1].device = "cpu:4".into();
+        assert!(compare(&base, &twins).unwrap().is_empty());
+        assert!(compare(&twins, &base).unwrap().is_empty());
+        let mut matched = twins.clone();
+        matched.results[0].device = "cpu:0".into();
+        let c = compare(&base, &matched).unwrap();
+        assert_eq!(c.len(), 1, "only the device with the baseline's id");
+        assert_eq!(c[0].device, "cpu:0");
         other.results[0].device_name = "another cpu".into();
         assert!(compare(&base, &other).unwrap().is_empty());
     }
@@ -195,6 +231,13 @@ mod tests {
             assert!(matches!(&err, CompareError::Current(why) if why.contains("sum f32")));
             assert!(err.to_string().starts_with("this run: "), "{err}");
         }
+        // A workload twice on one device: refused, not decided by order.
+        let mut twice = good.clone();
+        twice.results.push(report(1.0, 0.1).results[0].clone());
+        assert!(matches!(
+            compare(&twice, &good),
+            Err(CompareError::Baseline(why)) if why.contains("listed twice")
+        ));
         let mut no_time = good.clone();
         no_time.results[0].device_time = None;
         assert!(compare(&no_time, &good).is_err());

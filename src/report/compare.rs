@@ -64,6 +64,9 @@ pub fn compare_across(
         .map(|r| (r.device.as_str(), r.device_name.as_str()))
         .collect();
     let mut aligned = baseline.clone();
+    // Matched here, device by device: `bench::compare` matches ids only
+    // (its name fallback is for two machines).
+    aligned.machine = current.machine.clone();
     aligned.results.retain_mut(|r| {
         let Some((_, to)) = map.iter().find(|(from, _)| *from == r.device) else {
             return false;
@@ -107,6 +110,14 @@ mod tests {
         // Two of a name on one side: ambiguous, left out.
         let twins = fixtures::bench("c", &[h200(0), h200(1)], 1.0);
         assert!(device_map(&twins, &fixtures::bench("d", &[h200(3)], 1.0)).is_empty());
+        // A twin of a matched device is not set against its baseline too
+        // (every result of `cuda:1` was compared with `cuda:0`'s and
+        // called slower).
+        let one = fixtures::bench("a", &[h200(0)], 1.0);
+        let two = fixtures::bench("b", &[h200(0), h200(1)], 2.0);
+        let c = compare_across(&one, &two).unwrap();
+        assert_eq!(c.len(), 7);
+        assert!(c.iter().all(|x| x.device == "cuda:0"));
         // Different APIs are never matched.
         let vk = fixtures::device(Api::Vulkan, 1, "NVIDIA H200", true, None, None);
         assert!(device_map(&cur, &fixtures::bench("e", &[vk], 1.0)).is_empty());
