@@ -98,22 +98,30 @@ impl Machines {
 
     /// Labels: the host name, `host #2` for a second machine of that name.
     fn labelled(mut self) -> Vec<MachineEntry> {
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut used = HashSet::new();
         for e in &mut self.entries {
             let host = match e.machine.host.trim() {
                 "" => "unknown".to_string(),
                 h => h.to_string(),
             };
-            let n = seen.entry(host.clone()).or_insert(0);
-            *n += 1;
-            e.label = if *n == 1 {
-                host
-            } else {
-                format!("{host} #{n}")
-            };
+            e.label = unique_label(&mut used, host);
         }
         self.entries
     }
+}
+
+/// `base`, or `base #2`, `#3`, … : the first not in `used` (which it joins).
+/// Numbered by what is taken, not by how often `base` came: a host named
+/// `vm #2` and two named `vm` gave two columns the label `vm #2`.
+fn unique_label(used: &mut HashSet<String>, base: String) -> String {
+    let mut label = base.clone();
+    let mut n = 1;
+    while used.contains(&label) {
+        n += 1;
+        label = format!("{base} #{n}");
+    }
+    used.insert(label.clone());
+    label
 }
 
 /// The column of each of `devices` for one run on `machine`: the first
@@ -235,20 +243,14 @@ pub(crate) fn build(input: Input) -> Report {
     }
     let mut physical_devices: Vec<PhysicalDevice> = Vec::with_capacity(groups.len());
     let mut physical_of = vec![0; protos.len()];
-    let mut labels: HashMap<String, usize> = HashMap::new();
+    let mut labels = HashSet::new();
     for (m, g) in groups {
         let base = if several {
             format!("{}: {}", machines[m].label, g.name)
         } else {
             g.name.clone()
         };
-        let n = labels.entry(base.clone()).or_insert(0);
-        *n += 1;
-        let label = if *n == 1 {
-            base
-        } else {
-            format!("{base} #{n}")
-        };
+        let label = unique_label(&mut labels, base);
         let members: Vec<Member> = g
             .members
             .into_iter()
@@ -267,6 +269,7 @@ pub(crate) fn build(input: Input) -> Report {
         });
     }
     let mut slots: Vec<Option<Proto>> = protos.into_iter().map(Some).collect();
+    let mut column_labels = HashSet::new();
     let columns: Vec<Column> = order
         .iter()
         .filter_map(|&p| {
@@ -279,6 +282,8 @@ pub(crate) fn build(input: Input) -> Report {
             if proto.generation > 0 {
                 label.push_str(&format!(" #{}", proto.generation + 1));
             }
+            // Host names are free text: `vm cpu:0` could meet another's.
+            let label = unique_label(&mut column_labels, label);
             Some(Column {
                 label,
                 machine: proto.machine,
@@ -437,6 +442,21 @@ mod tests {
 
     fn refs(paths: &[PathBuf]) -> Vec<&Path> {
         paths.iter().map(PathBuf::as_path).collect()
+    }
+
+    /// Hosts `vm #2`, `vm`, `vm` were labelled `vm #2`, `vm`, `vm #2`: two
+    /// machines' columns under one label.
+    #[test]
+    fn labels_are_unique_whatever_the_names() {
+        let mut used = HashSet::new();
+        let labels: Vec<String> = ["vm #2", "vm", "vm", "GPU", "GPU", "GPU #2"]
+            .into_iter()
+            .map(|base| unique_label(&mut used, base.to_string()))
+            .collect();
+        assert_eq!(
+            labels,
+            ["vm #2", "vm", "vm #3", "GPU", "GPU #2", "GPU #2 #2"]
+        );
     }
 
     #[test]
