@@ -282,16 +282,22 @@ pub struct ShownPath<'a>(&'a std::path::Path);
 
 impl std::fmt::Display for ShownPath<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use std::fmt::Write;
-        for c in self.0.to_string_lossy().chars() {
-            if c.is_control() {
-                write!(f, "{}", c.escape_default())?;
-            } else {
-                f.write_char(c)?;
-            }
-        }
-        Ok(())
+        f.write_str(&escape_controls(&self.0.to_string_lossy()))
     }
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): free text
+/// from files and names, shown on one line of a terminal as it is.
+pub fn escape_controls(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
 }
 
 /// Require `value <= limit`, else [`Error::ExceedsLimit`].

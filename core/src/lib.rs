@@ -36,7 +36,7 @@ pub use device::{Backend, Buffer, Clock, DeviceTag, Kernel, PoolStats, Timestamp
 pub use driver::Driver;
 pub use elem::{bytes_of, Elem, Element};
 pub use error::{
-    check_limit, error_chain, shown_path, Error, ErrorKind, Result, ShownPath,
+    check_limit, error_chain, escape_controls, shown_path, Error, ErrorKind, Result, ShownPath,
     Source as ErrorSource,
 };
 pub use kernel::{

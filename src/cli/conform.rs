@@ -37,20 +37,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let (discovery, devices) = select(&args.backends)?;
-    // ROSETTA_REQUIRE applies to the APIs this run selected.
-    let parsed: Vec<Selector> = if args.backends.is_empty() {
-        vec![Selector::All]
-    } else {
-        args.backends
-            .iter()
-            .map(|s| Selector::parse(s))
-            .collect::<rosetta::Result<_>>()?
-    };
-    let selected_apis = Selector::apis(&parsed);
-    let required: Vec<_> = conform::required_apis()?
-        .into_iter()
-        .filter(|api| selected_apis.contains(api))
-        .collect();
+    let required = required_selected(&args.backends)?;
     let missing = conform::missing_required(&required, &devices, &discovery);
     let cases: Vec<_> = conform::all_cases()
         .into_iter()
@@ -201,4 +188,22 @@ pub fn render(report: &Report) -> String {
 /// and `--group` match).
 fn contains_text(name: &str, text: &str) -> bool {
     name.to_lowercase().contains(&text.to_lowercase())
+}
+
+/// The APIs of `ROSETTA_REQUIRE` that this run selected (`--backend`; all
+/// without one): a required API the run does not select is not its to find.
+pub(super) fn required_selected(backends: &[String]) -> Result<Vec<rosetta::Api>, Failure> {
+    let parsed: Vec<Selector> = if backends.is_empty() {
+        vec![Selector::All]
+    } else {
+        backends
+            .iter()
+            .map(|s| Selector::parse(s))
+            .collect::<rosetta::Result<_>>()?
+    };
+    let selected_apis = Selector::apis(&parsed);
+    Ok(conform::required_apis()?
+        .into_iter()
+        .filter(|api| selected_apis.contains(api))
+        .collect())
 }

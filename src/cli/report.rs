@@ -42,7 +42,8 @@ pub fn run(
     for device in &devices {
         writeln!(out, "device {} {}", device.info().id(), device.info().name)?;
     }
-    let required: Vec<_> = conform::required_apis()?;
+    // ROSETTA_REQUIRE applies to the APIs this run selected, as in `conform`.
+    let required = super::conform::required_selected(&backends)?;
     let missing = conform::missing_required(&required, &devices, &discovery);
     // The quick cases of every group (the whole suite with --full).
     let cases: Vec<_> = conform::all_cases()
@@ -88,7 +89,12 @@ pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome,
     merged.write(&dir)?;
     // Labels, not bare host names: two machines called `vm` are `vm` and
     // `vm #2`, as on the page.
-    let hosts: Vec<&str> = merged.machines.iter().map(|m| m.label.as_str()).collect();
+    // Host names are free text from the files: control characters escaped.
+    let hosts: Vec<String> = merged
+        .machines
+        .iter()
+        .map(|m| rosetta::core::escape_controls(&m.label))
+        .collect();
     writeln!(
         out,
         "merged {} file(s) from {} machine(s): {}",
