@@ -249,9 +249,33 @@ fn conformance(value: serde_json::Value) -> std::result::Result<conform::Report,
                     o.device.escape_debug()
                 ));
             }
+            if let Some(why) = contradiction(o) {
+                return Err(format!(
+                    "case '{}' passed on {} {why}",
+                    case.name.escape_debug(),
+                    o.device.escape_debug()
+                ));
+            }
         }
     }
     Ok(run)
+}
+
+/// Why a passed outcome contradicts itself, if it does: an error past its
+/// bound (a ratio above 1, or none that compares), or a forbidden weak
+/// outcome that was seen. A merge re-derives verdicts from cells, so a cell
+/// must not say `passed` over its own numbers.
+fn contradiction(o: &conform::Outcome) -> Option<String> {
+    use rosetta_kernels::op::Status;
+    if o.status != Status::Passed {
+        return None;
+    }
+    if let Some(ratio) = o.error_ratio.filter(|r| r.is_nan() || *r > 1.0) {
+        return Some(format!("with an error ratio of {ratio}, past its bound"));
+    }
+    let weak = o.counts.get("weak").copied().unwrap_or(0);
+    (o.detail.contains("forbidden weak outcome") && weak > 0)
+        .then(|| format!("with a forbidden weak outcome seen {weak} times"))
 }
 
 /// A benchmark run whose times can be compared and whose results name its
@@ -363,6 +387,31 @@ mod tests {
             "bench": [],
         });
         assert!(refused(&report.to_string()).contains("conformance run 0"));
+        // A cell that says `passed` over its own numbers (a merge re-derives
+        // verdicts from cells, and took these as green).
+        let mut v = conform_json();
+        v["cases"][0]["results"][0]["error_ratio"] = 5.0.into();
+        assert!(refused(&v.to_string()).contains("error ratio of 5"));
+        let devices = fixtures::gpu_machine_devices();
+        let litmus = |weak: u64| {
+            let mut v = serde_json::to_value(fixtures::conformance(
+                "m",
+                &devices,
+                &["litmus mp workgroup sync"],
+                false,
+            ))
+            .unwrap();
+            let cell = &mut v["cases"][0]["results"][0];
+            assert_eq!(cell["status"], "passed");
+            assert!(cell["detail"]
+                .as_str()
+                .unwrap()
+                .contains("forbidden weak outcome"));
+            cell["counts"]["weak"] = weak.into();
+            v.to_string()
+        };
+        assert!(parse(Path::new("c.json"), &litmus(0)).is_ok());
+        assert!(refused(&litmus(7)).contains("forbidden weak outcome seen 7 times"));
     }
 
     #[test]
