@@ -149,7 +149,7 @@ pub fn run(
             .iter()
             .map(|group| {
                 let (lists, done) = (&lists, &done);
-                scope.spawn(move || {
+                let handle = scope.spawn(move || {
                     group
                         .members
                         .iter()
@@ -160,12 +160,29 @@ pub fn run(
                             )
                         })
                         .collect::<Vec<_>>()
-                })
+                });
+                (group, handle)
             })
             .collect();
+        // A thread that panicked loses its results: each of its workloads
+        // becomes an error, so the run fails rather than report less.
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_default())
+            .map(|(group, h)| {
+                h.join().unwrap_or_else(|_| {
+                    group
+                        .members
+                        .iter()
+                        .map(|&i| {
+                            let lost = |w| {
+                                let why = "the benchmark's thread panicked (RUST_LOG=debug)";
+                                untimed(devices[i].info(), w, why.into())
+                            };
+                            (i, lists[i].iter().map(lost).collect())
+                        })
+                        .collect()
+                })
+            })
             .collect()
     });
     for (i, results) in finished.into_iter().flatten() {
@@ -223,8 +240,27 @@ pub fn run_workload(
     options: &Options,
     variant: Option<&str>,
 ) -> BenchResult {
-    let info = device.info();
-    let mut result = BenchResult {
+    let mut result = untimed(device.info(), workload, String::new());
+    match sample(device, workload, options, variant) {
+        Err(e) => result.detail = e.chain(),
+        Ok(s) => {
+            result.variant = s.variant.clone();
+            result.tuned = s.tuned;
+            match &s.wrong {
+                Some(why) => {
+                    result.status = Status::Wrong;
+                    result.detail = format!("wrong result: {why}");
+                }
+                None => timed(&mut result, workload.bytes, workload.flops, &s),
+            }
+        }
+    }
+    result
+}
+
+/// A result of `workload` with no time: status error, `detail` saying why.
+fn untimed(info: &rosetta_core::DeviceInfo, workload: &Workload, detail: String) -> BenchResult {
+    BenchResult {
         device: info.id(),
         device_name: info.name.clone(),
         api: info.api.name().into(),
@@ -238,7 +274,7 @@ pub fn run_workload(
         variant: String::new(),
         tuned: false,
         status: Status::Error,
-        detail: String::new(),
+        detail,
         clock: None,
         samples: 0,
         device_time: None,
@@ -246,33 +282,47 @@ pub fn run_workload(
         gbps: None,
         gflops: None,
         copy_fraction: None,
-    };
-    match sample(device, workload, options, variant) {
-        Err(e) => result.detail = e.chain(),
-        Ok(s) => {
-            result.variant = s.variant;
-            result.tuned = s.tuned;
-            match s.wrong {
-                Some(why) => {
-                    result.status = Status::Wrong;
-                    result.detail = format!("wrong result: {why}");
-                }
-                None => {
-                    let device_time = Stats::from_samples(&s.device_times);
-                    result.status = Status::Ok;
-                    result.clock = Some(s.clock);
-                    result.samples = s.device_times.len();
-                    result.host_time = Stats::from_samples(&s.host_times);
-                    if let Some(t) = device_time.filter(|t| t.median_s > 0.0) {
-                        result.gbps = Some(workload.bytes as f64 / t.median_s / 1e9);
-                        result.gflops = workload.flops.map(|f| f as f64 / t.median_s / 1e9);
-                    }
-                    result.device_time = device_time;
-                }
-            }
-        }
     }
-    result
+}
+
+/// Fill in the times of a checked run. An interval under [`MIN_TIME_S`]
+/// is a timer's glitch, not a measurement (wgpu and OpenCL read timestamps
+/// out of order as 0): it is left out and the detail says so; with none
+/// left the result is an error. (One such sample made a file that
+/// `--compare` and `report --merge` refuse.)
+fn timed(result: &mut BenchResult, bytes: u64, flops: Option<u64>, s: &Sampled) {
+    let usable = |times: &[Duration]| -> Vec<Duration> {
+        times
+            .iter()
+            .copied()
+            .filter(|t| t.as_secs_f64() >= MIN_TIME_S)
+            .collect()
+    };
+    let (device_times, host_times) = (usable(&s.device_times), usable(&s.host_times));
+    let dropped = s.device_times.len() - device_times.len();
+    if device_times.is_empty() {
+        result.detail = format!(
+            "the device's timer read every one of {} intervals as 0",
+            s.device_times.len()
+        );
+        return;
+    }
+    if dropped > 0 {
+        result.detail = format!(
+            "{dropped} of {} intervals read 0 (a timer glitch) and are left out",
+            s.device_times.len()
+        );
+    }
+    let device_time = Stats::from_samples(&device_times);
+    result.status = Status::Ok;
+    result.clock = Some(s.clock);
+    result.samples = device_times.len();
+    result.host_time = Stats::from_samples(&host_times);
+    if let Some(t) = device_time {
+        result.gbps = Some(bytes as f64 / t.median_s / 1e9);
+        result.gflops = flops.map(|f| f as f64 / t.median_s / 1e9);
+    }
+    result.device_time = device_time;
 }
 
 /// Runs `run` back to back until `seconds` have passed (at least once):
@@ -354,8 +404,52 @@ fn sample(
 
 #[cfg(test)]
 mod tests {
-    use super::warm_up;
+    use super::{timed, warm_up, BenchResult, Sampled, Status};
+    use rosetta_core::Clock;
     use std::time::{Duration, Instant};
+
+    /// Intervals a timer read as 0 are left out (one made `min_s` 0, and
+    /// the file unreadable by `--compare` and `report --merge`); with none
+    /// left the result is an error, not a time.
+    #[test]
+    fn zero_intervals_are_glitches_not_times() {
+        let ms = Duration::from_millis;
+        let sampled = |device_times: Vec<Duration>| Sampled {
+            host_times: device_times.iter().map(|_| ms(5)).collect(),
+            device_times,
+            clock: Clock::Device,
+            variant: "v".into(),
+            tuned: false,
+            wrong: None,
+        };
+        let blank = || -> BenchResult {
+            serde_json::from_value(serde_json::json!({
+                "device": "cpu:0", "device_name": "cpu", "api": "cpu", "op": "copy",
+                "label": "copy n=2^10", "series": "copy", "metric": "bandwidth",
+                "elements": 1024, "bytes": 8192, "flops": null, "status": "error",
+                "detail": "", "samples": 0, "device_time": null, "host_time": null,
+                "gbps": null, "gflops": null, "copy_fraction": null, "clock": null,
+            }))
+            .unwrap()
+        };
+        let mut r = blank();
+        timed(
+            &mut r,
+            8192,
+            None,
+            &sampled(vec![ms(0), ms(2), Duration::ZERO, ms(1), ms(3)]),
+        );
+        assert_eq!(r.status, Status::Ok);
+        assert_eq!(r.samples, 3);
+        let t = r.device_time.unwrap();
+        assert_eq!((t.min_s, t.median_s), (0.001, 0.002));
+        assert!(r.detail.contains("2 of 5 intervals read 0"), "{}", r.detail);
+        let mut r = blank();
+        timed(&mut r, 8192, None, &sampled(vec![Duration::ZERO; 4]));
+        assert_eq!(r.status, Status::Error);
+        assert!(r.device_time.is_none() && r.gbps.is_none());
+        assert!(r.detail.contains("every one of 4"), "{}", r.detail);
+    }
 
     #[test]
     fn warm_up_runs_for_its_time_and_at_least_once() {

@@ -152,8 +152,20 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
             report.schema.escape_debug()
         ));
     }
+    let mut seen = std::collections::HashSet::new();
     for r in &report.results {
-        let what = || format!("result '{}' on {}", r.label.escape_debug(), r.device);
+        let what = || {
+            format!(
+                "result '{}' on {}",
+                r.label.escape_debug(),
+                r.device.escape_debug()
+            )
+        };
+        // One result per device and workload: with two, which one a
+        // comparison took was the order of the file's.
+        if !seen.insert((r.device.as_str(), r.label.as_str())) {
+            return Err(format!("{} is listed twice", what()));
+        }
         if r.status == Status::Ok && r.device_time.is_none() {
             return Err(format!("{} is ok but has no device_time", what()));
         }
@@ -167,7 +179,7 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
             ] {
                 if !((MIN_TIME_S..=MAX_TIME_S).contains(&v)) {
                     return Err(format!(
-                        "{} has {clock}.{name} {v}; a time must be at least {MIN_TIME_S} s \
+                        "{} has {clock}.{name} {v:e}; a time must be at least {MIN_TIME_S:e} s \
                          (1 ps) and at most {MAX_TIME_S} s (a day)",
                         what()
                     ));
@@ -175,7 +187,7 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
             }
             if !((0.0..=MAX_SPREAD).contains(&t.spread)) {
                 return Err(format!(
-                    "{} has {clock}.spread {}; a spread must be from 0 to {MAX_SPREAD}",
+                    "{} has {clock}.spread {:e}; a spread must be from 0 to {MAX_SPREAD}",
                     what(),
                     t.spread
                 ));
