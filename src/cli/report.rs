@@ -64,16 +64,7 @@ pub fn run(
     write!(out, "{}", rosetta::bench::render_table(&bench))?;
     let passed = conformance.passed;
     Report::new(absent, conformance, bench).write(&dir)?;
-    writeln!(
-        out,
-        "report: {}",
-        rosetta::core::shown_path(&dir.join("index.html"))
-    )?;
-    writeln!(
-        out,
-        "data:   {}",
-        rosetta::core::shown_path(&dir.join("results.json"))
-    )?;
+    written(out, &dir)?;
     Ok(if passed {
         Outcome::Success
     } else {
@@ -88,8 +79,8 @@ pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome,
     let merged = rosetta::report::merge(&inputs)?;
     merged.write(&dir)?;
     // Labels, not bare host names: two machines called `vm` are `vm` and
-    // `vm #2`, as on the page.
-    // Host names are free text from the files: control characters escaped.
+    // `vm #2`, as on the page; free text from the files, so control
+    // characters escaped.
     let hosts: Vec<String> = merged
         .machines
         .iter()
@@ -102,15 +93,14 @@ pub fn merge(out: &mut Out, dir: PathBuf, inputs: &[PathBuf]) -> Result<Outcome,
         hosts.len(),
         hosts.join(", ")
     )?;
-    writeln!(
-        out,
-        "report: {}",
-        rosetta::core::shown_path(&dir.join("index.html"))
-    )?;
-    writeln!(
-        out,
-        "data:   {}",
-        rosetta::core::shown_path(&dir.join("results.json"))
-    )?;
+    written(out, &dir)?;
     Ok(Outcome::Success)
+}
+
+/// The page and the data a report wrote into `dir`.
+fn written(out: &mut Out, dir: &Path) -> Result<(), Failure> {
+    let shown = |name: &str| rosetta::core::shown_path(&dir.join(name)).to_string();
+    writeln!(out, "report: {}", shown("index.html"))?;
+    writeln!(out, "data:   {}", shown("results.json"))?;
+    Ok(())
 }
