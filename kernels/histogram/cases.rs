@@ -169,8 +169,10 @@ fn runs(bins: u32, bytes: bool) -> Values {
 
 /// f32 values for a range: every edge exactly and the floats either side of
 /// it (where an f32 first guess is most often off by one), both ends, NaN,
-/// and uniform values over the range and a quarter beyond each end (within
-/// the finite floats).
+/// −0 and +0 (which count alike, in one bin: a kernel that ordered −0 below
+/// +0 dropped them from a range starting at 0, and no case saw it), and
+/// uniform values over the range and a quarter beyond each end (within the
+/// finite floats).
 fn edge_values(lo: f64, hi: f64, bins: u32) -> Values {
     Arc::new(move |s, n| {
         let edges = histogram_edges(lo, hi, bins);
@@ -187,6 +189,8 @@ fn edge_values(lo: f64, hi: f64, bins: u32) -> Values {
                     3 => f32::NAN,
                     4 => hi as f32,
                     5 => lo as f32,
+                    6 => -0.0,
+                    7 => 0.0,
                     _ => {
                         let unit = (inputs::bits(s, i as u64) >> 11) as f64 / (1u64 << 53) as f64;
                         (from + (to - from) * unit) as f32
@@ -288,6 +292,30 @@ pub fn cases() -> Vec<Case> {
             " runs of equal values",
             Some(variant),
             runs(256, true),
+        ));
+        // Sixteen bytes whose four words are equal but whose bytes are not
+        // (a solid RGBA8 image): a fast path for sixteen equal bytes that
+        // compared only the words counted all 16 in the first byte's bin.
+        all.push(case(
+            ops,
+            u8_spec(65_539, U8_BINS),
+            " one 4-byte pattern repeated",
+            Some(variant),
+            Arc::new(|_, n| Data::Bytes((0..n).map(|i| [10u8, 20, 30, 40][i % 4]).collect())),
+        ));
+        all.push(case(
+            ops,
+            u8_spec(65_539, U8_BINS),
+            " a 4-byte pattern per 64 bytes",
+            Some(variant),
+            Arc::new(|s, n| {
+                let seeds = inputs::u32_below(s, n.div_ceil(64), 256);
+                Data::Bytes(
+                    (0..n)
+                        .map(|i| (seeds[i / 64] as usize + 37 * (i % 4)) as u8)
+                        .collect(),
+                )
+            }),
         ));
     }
     all.push(case(ops, u8_spec(65_537, 16), "", None, bytes_below(256)));
