@@ -312,9 +312,12 @@ pub fn cases() -> Vec<Case> {
     }
     // Values of one sign at a size no workgroup divides, through every
     // variant: the padding of a partial group must be the op's identity
-    // (+Inf or i32::MAX for min, -Inf or i32::MIN for max). Random values
-    // span zero, so a padding of 0 would pass them unseen.
-    let one_signed: [(&str, Elem, ReduceOp, Values); 4] = [
+    // (+Inf, i32::MAX or u32::MAX for min, -Inf or i32::MIN for max).
+    // Random values span zero, so a padding of 0 would pass them unseen;
+    // the infinities and the u32 values past i32::MAX catch an identity
+    // one step short (f32::MAX for +Inf, i32::MAX for u32::MAX), which a
+    // kernel passed when no case held values beyond it.
+    let one_signed: [(&str, Elem, ReduceOp, Values); 7] = [
         (" all in [1, 2)", Elem::F32, ReduceOp::Min, |s, n| {
             masked_bits(s, n, 0x007f_ffff, 0x3f80_0000)
         }),
@@ -327,6 +330,15 @@ pub fn cases() -> Vec<Case> {
         (" all negative", Elem::I32, ReduceOp::Max, |s, n| {
             masked_bits(s, n, 0xffff_ffff, 0x8000_0000)
         }),
+        (" all +Inf", Elem::F32, ReduceOp::Min, |_, n| {
+            bytemuck::cast_vec(vec![f32::INFINITY; n])
+        }),
+        (" all -Inf", Elem::F32, ReduceOp::Max, |_, n| {
+            bytemuck::cast_vec(vec![f32::NEG_INFINITY; n])
+        }),
+        (" all >= 2^31", Elem::U32, ReduceOp::Min, |s, n| {
+            masked_bits(s, n, 0x7fff_ffff, 0x8000_0000)
+        }),
     ];
     for (label, elem, op, values) in one_signed {
         all.push(case(elem, op, 4_099, label, values, None));
@@ -334,14 +346,6 @@ pub fn cases() -> Vec<Case> {
             all.push(case(elem, op, 4_099, label, values, Some(variant)));
         }
     }
-    all.push(case(
-        Elem::F32,
-        ReduceOp::Max,
-        1_000,
-        " all -Inf",
-        |_, n| bytemuck::cast_vec(vec![f32::NEG_INFINITY; n]),
-        None,
-    ));
     // Integer sums that wrap, bit-identical over 20 runs.
     all.push(
         case(
