@@ -15,7 +15,8 @@ use super::plan::{matmul_f32, run_plan};
 use super::plan::{Algorithm, MatmulPlan, MatmulVariant, TILINGS};
 use super::spec::{matmul_bound, matmul_ref, MatmulSpec};
 use crate::op::{
-    compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact, Rejects, Verdict,
+    compare_bounded, compare_exact, padding, seed, Case, CaseGroup, Check, Context, Exact, Rejects,
+    Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Buffer, Error, Result};
@@ -44,7 +45,14 @@ impl How {
     fn run(&self, ctx: &Context<'_>, spec: &MatmulSpec, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
         match *self {
             How::Plan => matmul_f32(ctx.backend, a, b, spec),
-            How::Variant(v) => run_plan(&MatmulPlan::with_variant(ctx.backend, spec, v)?, a, b),
+            _ => run_plan(&self.plan(ctx, spec)?, a, b),
+        }
+    }
+
+    fn plan(&self, ctx: &Context<'_>, spec: &MatmulSpec) -> Result<MatmulPlan> {
+        match *self {
+            How::Plan => MatmulPlan::new(ctx.backend, spec),
+            How::Variant(v) => MatmulPlan::with_variant(ctx.backend, spec, v),
             How::Budget(v, budget, passes) => {
                 let plan = MatmulPlan::with_budget(ctx.backend, spec, v, budget)?;
                 let sums = plan.geometry().sums.len();
@@ -53,10 +61,60 @@ impl How {
                         "the case wants {passes} sum passes, the plan makes {sums}"
                     )));
                 }
-                run_plan(&plan, a, b)
+                Ok(plan)
             }
         }
     }
+}
+
+/// A product through buffers longer than A, B and C ([`padding`]): A and B
+/// followed by NaN, C by a sentinel. A holds +∞ in column 0 of one row and
+/// B's row 0 is zeros, so that row alone is NaN (∞·0). A kernel that reads
+/// one element past k in a ragged slice takes the next row's first element
+/// (the ∞, turning the row above NaN too) or, on the last row, the NaN past
+/// A; one that reads B past k takes its NaN; one that writes past C changes
+/// the sentinel. (Random finite values met a zero-filled partner and hid
+/// the read past k.)
+struct PaddedProduct {
+    spec: MatmulSpec,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    how: How,
+}
+
+impl Check for PaddedProduct {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let plan = self.how.plan(ctx, &self.spec)?;
+        let len = self.spec.m * self.spec.n;
+        let a = Buffer::from_slice(ctx.backend, &padding::nan_padded(&self.a))?;
+        let b = Buffer::from_slice(ctx.backend, &padding::nan_padded(&self.b))?;
+        let c = Buffer::from_slice(ctx.backend, &padding::sentinel_output(len))?;
+        plan.encode(&a, &b, &c)?;
+        let got: Vec<f32> = c.read(len + padding::PADDING)?;
+        if let Some(fail) = padding::sentinel_changed(&got, len) {
+            return Ok(fail);
+        }
+        let exact = matmul_ref(&self.a, &self.b, &self.spec);
+        Ok(compare_bounded(&got[..len], &exact, |_, e| {
+            matmul_bound(&self.spec, e)
+        }))
+    }
+}
+
+fn padded_case(spec: MatmulSpec, how: How) -> Case {
+    let name = format!(
+        "matmul {}{} NaN past A and B, one row with Inf",
+        label(&spec),
+        how.label()
+    );
+    let s = seed(&name);
+    Case::new(name, "matmul", CaseGroup::Ops, true, move || {
+        let mut a = inputs::f32_values(s, spec.m * spec.k);
+        a[spec.m / 2 * spec.k] = f32::INFINITY;
+        let mut b = inputs::f32_values(s ^ 1, spec.k * spec.n);
+        b[..spec.n].fill(0.0);
+        PaddedProduct { spec, a, b, how }
+    })
 }
 
 /// What a product is compared with.
@@ -228,6 +286,49 @@ pub fn cases() -> Vec<Case> {
         inputs::f32_with_nonfinite,
     ));
     let variants = MatmulVariant::all();
+    // The split sum's order, which mod.rs promises (plane order, from 0):
+    // k = 192 in three chunks of 64 (every slice depth divides 64), B's
+    // rows 0, 64 and 128 hold 2^24, 1 and −2^24. In plane order
+    // (2^24 + 1) − 2^24 is 0 in f32; in any other it is 1 or 2^24 + 1.
+    // The γ_k bound allows all of them, so only this case sees the order.
+    for &v in &variants {
+        let spec = shape(5, 7, 192);
+        let how = How::Variant(v.split(3));
+        all.push(
+            Case::new(
+                format!(
+                    "matmul {}{} sums its planes in order",
+                    label(&spec),
+                    how.label()
+                ),
+                "matmul",
+                CaseGroup::Ops,
+                true,
+                move || {
+                    let a = vec![1.0; spec.m * spec.k];
+                    let mut b = vec![0.0; spec.k * spec.n];
+                    for (row, value) in [(0, 16_777_216.0), (64, 1.0), (128, -16_777_216.0)] {
+                        b[row * spec.n..(row + 1) * spec.n].fill(value);
+                    }
+                    Product {
+                        spec,
+                        a,
+                        b,
+                        how,
+                        expected: Expected::Exact(vec![0.0; spec.m * spec.n]),
+                    }
+                },
+            )
+            .repeated(2),
+        );
+    }
+    // Reads past k and past the buffers, writes past C: the plan's own
+    // choice, every tiling on a ragged k, and every tiling with k split.
+    all.push(padded_case(shape(63, 129, 17), How::Plan));
+    for &v in &variants {
+        all.push(padded_case(shape(63, 129, 17), How::Variant(v)));
+        all.push(padded_case(shape(33, 65, 1001), How::Variant(v.split(3))));
+    }
     // Every tiling on ragged shapes, whatever the plan would choose for the
     // device (a GPU with many compute units picks small tiles for these).
     // 260 × 264 × 100: whole tiles and ragged ones in one product, n a
