@@ -187,6 +187,15 @@ pub fn cases() -> Vec<Case> {
                 Some(variant),
             ));
         }
+        let name = format!(
+            "conv1d taps=9 5 tiles + 7 on 3 workgroups {}",
+            variant.name()
+        );
+        let s = seed(&name);
+        all.push(Case::new(name, OP, ops, true, move || StridedTiles {
+            variant,
+            seed: s,
+        }));
         // Buffers longer than the signal, NaN past its end and a sentinel
         // past the output's: reads and writes must stop at n.
         for (len, taps) in [(9, 9), (1_027, 13), (4_101, 9)] {
@@ -501,6 +510,40 @@ impl Check for Padded {
             return Ok(fail);
         }
         Ok(self.conv.compare(&got[..len]))
+    }
+}
+
+/// A convolution on a grid of three workgroups, over enough tiles that each
+/// strides over two or three of them (the kernels' tile loop, which no
+/// input reaches on most devices: one workgroup per tile up to
+/// `max_groups[0] · max_groups[1]` tiles). A barrier missing at the end of
+/// a tile let the next tile's loads overwrite what the last was reading,
+/// and no case ran that path.
+struct StridedTiles {
+    variant: Conv1dVariant,
+    seed: u64,
+}
+
+impl Check for StridedTiles {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let taps = 9;
+        // The tile does not depend on the length: a first plan finds it.
+        let probe = Conv1dSpec { len: 1, taps };
+        let (_, tile) = Conv1dPlan::with_grid(ctx.backend, &probe, self.variant, 3)?;
+        let len = (5 * tile + 7) as usize;
+        let spec = Conv1dSpec { len, taps };
+        let (plan, _) = Conv1dPlan::with_grid(ctx.backend, &spec, self.variant, 3)?;
+        let conv = Conv::new(
+            random(self.seed, len),
+            random(self.seed ^ 1, taps),
+            Some(self.variant),
+            false,
+        );
+        let input = Buffer::from_slice(ctx.backend, &conv.x)?;
+        let filter = Buffer::from_slice(ctx.backend, &conv.taps)?;
+        let out = ctx.backend.alloc(len as u64 * 4)?;
+        plan.encode(&input, &filter, &out)?;
+        Ok(conv.compare(&out.read(len)?))
     }
 }
 

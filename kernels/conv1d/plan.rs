@@ -438,6 +438,25 @@ impl Conv1dPlan {
         Self::build(backend, spec, variant, geometry)
     }
 
+    /// [`Conv1dPlan::with_variant`] as on a device whose grid holds at most
+    /// `groups_x` workgroups (along x, one along y): each workgroup then
+    /// strides over several tiles, a path real inputs reach only past
+    /// `max_groups[0] · max_groups[1]` tiles (conformance runs it on every
+    /// device this way). Returns the plan and its tile (outputs).
+    pub(crate) fn with_grid(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv1dSpec,
+        variant: Conv1dVariant,
+        groups_x: u32,
+    ) -> Result<(Self, u64)> {
+        let mut caps = backend.info().caps.clone();
+        caps.max_groups[0] = caps.max_groups[0].min(groups_x.max(1));
+        caps.max_groups[1] = 1;
+        let geometry = geometry(&caps, spec, variant)?;
+        let tile = u64::from(geometry.group_size) * u64::from(geometry.items);
+        Ok((Self::build(backend, spec, variant, geometry)?, tile))
+    }
+
     /// `direct` with at most `chunk` taps per launch (fewer where the loop
     /// budget says so): the same sums, in the same order, over more
     /// launches, which conformance compares with the plan's own (on devices

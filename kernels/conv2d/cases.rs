@@ -456,6 +456,20 @@ pub fn cases() -> Vec<Case> {
         for &(s, pixels, filter, is_exact, label) in every.iter().chain(more).chain(&aligned) {
             all.push(case(ops, s, pixels, filter, is_exact, label, Some(variant)));
         }
+        for border in [Border::Zero, Border::Clamp] {
+            let case_name = format!(
+                "conv2d f32 3x3 filter {border:?} 3 tile rows + 1 by 2 tile columns + 3 on 3 \
+                 workgroups {}",
+                variant.name()
+            )
+            .to_lowercase();
+            let seed = seed(&case_name);
+            all.push(Case::new(case_name, OP, ops, true, move || StridedTiles {
+                variant,
+                border,
+                seed,
+            }));
+        }
         // Buffers longer than the image: NaN past its pixels, a sentinel
         // past its outputs; reads and writes must stop at the image's end.
         for (h, w) in [(37, 132), (9, 8), (35, 131)] {
@@ -1118,6 +1132,44 @@ impl Check for Padded {
             return Ok(fail);
         }
         Ok(self.conv.compare(&got[..len]))
+    }
+}
+
+/// A convolution on a grid of three workgroups over a dozen tiles or
+/// more, so that each strides over several (the kernels' tile loop, which
+/// no image reaches on most devices: one workgroup per tile up to
+/// `max_groups[0] · max_groups[1]` tiles). A barrier missing at the end of
+/// a tile would let the next tile's loads overwrite what the last reads.
+struct StridedTiles {
+    variant: Conv2dVariant,
+    border: Border,
+    seed: u64,
+}
+
+impl Check for StridedTiles {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        // The tile does not depend on the image: a first plan finds it.
+        let probe = spec(1, 1, 3, 3, self.border);
+        let (_, (tw, th)) = Conv2dPlan::with_grid(backend, &probe, Elem::F32, self.variant, 3)?;
+        let (h, w) = (3 * th as usize + 1, 2 * tw as usize + 3);
+        let s = spec(h, w, 3, 3, self.border);
+        let (plan, _) = Conv2dPlan::with_grid(backend, &s, Elem::F32, self.variant, 3)?;
+        let conv = Conv::new(
+            Pixels::Random.make(self.seed, h * w),
+            inputs::f32_values(self.seed ^ 1, 9),
+            s,
+            Some(self.variant),
+            false,
+        );
+        let Image::F32(pixels) = &conv.image else {
+            return Err(Error::Internal("strided conv2d cases are f32".into()));
+        };
+        let image = Buffer::from_slice(backend, pixels)?;
+        let filter = Buffer::from_slice(backend, &conv.filter)?;
+        let out = backend.alloc((h * w) as u64 * 4)?;
+        plan.encode(&image, &filter, &out)?;
+        Ok(conv.compare(&out.read(h * w)?))
     }
 }
 

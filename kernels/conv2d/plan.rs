@@ -729,6 +729,30 @@ impl Conv2dPlan {
         Self::build(backend, spec, elem, variant, geometry)
     }
 
+    /// [`Conv2dPlan::with_variant`] as on a device whose grid holds at most
+    /// `groups_x` workgroups (along x, one along y): each workgroup then
+    /// strides over several tiles, a path real images reach only past
+    /// `max_groups[0] · max_groups[1]` tiles (conformance runs it on every
+    /// device this way). Returns the plan and its tile (`(width, height)`
+    /// in outputs).
+    pub(crate) fn with_grid(
+        backend: &Arc<dyn Backend>,
+        spec: &Conv2dSpec,
+        elem: Elem,
+        variant: Conv2dVariant,
+        groups_x: u32,
+    ) -> Result<(Self, (u32, u32))> {
+        // The variant's own checks first (a window that cannot hold the
+        // filter, a workgroup the device cannot hold).
+        Self::with_variant(backend, spec, elem, variant)?;
+        let mut caps = backend.info().caps.clone();
+        caps.max_groups[0] = caps.max_groups[0].min(groups_x.max(1));
+        caps.max_groups[1] = 1;
+        let geometry = geometry(&caps, spec, elem, variant)?;
+        let tile = geometry.tile;
+        Ok((Self::build(backend, spec, elem, variant, geometry)?, tile))
+    }
+
     /// `direct` with at most `chunk` filter values per launch (fewer where
     /// the loop budget says so): the same sums, in the same order, over
     /// more launches, which conformance compares with the plan's own.
