@@ -4,8 +4,8 @@
 use super::plan::{scan_slice, ScanPlan, ScanVariant};
 use super::spec::{prefix_bound, prefix_f32, prefix_words, ScanSpec};
 use crate::op::{
-    checked_indices, compare_bounded, compare_exact, seed, Case, CaseGroup, Check, Context, Exact,
-    Rejects, Verdict,
+    checked_indices, compare_bounded, compare_exact, padding, seed, Case, CaseGroup, Check,
+    Context, Exact, Rejects, Verdict,
 };
 use rosetta_core::{inputs, Buffer, Elem, Error, Result};
 
@@ -77,6 +77,39 @@ impl Check for ScanCheck {
         } else {
             compare_exact(&got, &self.expected)
         })
+    }
+}
+
+/// An f32 scan through buffers longer than the data ([`padding`]): the
+/// input followed by NaN, the output by a sentinel, which a write at or
+/// past n (a 16-byte store across the end, say) changes. (A read past n
+/// feeds only outputs past n, which no case can see; a write is what
+/// matters.)
+struct PaddedScan {
+    values: Vec<f32>,
+    variant: ScanVariant,
+}
+
+impl Check for PaddedScan {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let len = self.values.len();
+        let spec = ScanSpec {
+            elem: Elem::F32,
+            len,
+        };
+        let plan = ScanPlan::with_variant(ctx.backend, &spec, self.variant)?;
+        let input = Buffer::from_slice(ctx.backend, &padding::nan_padded(&self.values))?;
+        let output = Buffer::from_slice(ctx.backend, &padding::sentinel_output(len))?;
+        plan.encode(&input, &output)?;
+        let got: Vec<f32> = output.read(len + padding::PADDING)?;
+        if let Some(fail) = padding::sentinel_changed(&got, len) {
+            return Ok(fail);
+        }
+        Ok(compare_bounded(
+            &got[..len],
+            &prefix_f32(&self.values),
+            prefix_bound,
+        ))
     }
 }
 
@@ -202,6 +235,28 @@ pub fn cases() -> Vec<Case> {
     for variant in std::iter::once(None).chain(ScanVariant::ALL.map(Some)) {
         let len = 3 * 256 * variant.map_or(8, |v| v.items as usize) + 5;
         all.push(signed_zeros_case(len, variant));
+    }
+    // Writes stop at n: a length no vector or tile divides, every variant.
+    for variant in ScanVariant::ALL {
+        for len in [
+            3,
+            256 * variant.items as usize + 1,
+            3 * 256 * variant.items as usize + 5,
+        ] {
+            let name = case_name(
+                Elem::F32,
+                len,
+                " NaN past the input, output kept past n",
+                Some(variant),
+            );
+            let s = seed(&name);
+            all.push(Case::new(name, "scan", CaseGroup::Ops, true, move || {
+                PaddedScan {
+                    values: inputs::f32_values(s, len),
+                    variant,
+                }
+            }));
+        }
     }
     all.extend(limits_cases());
     all.extend(error_cases());
