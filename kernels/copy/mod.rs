@@ -95,21 +95,39 @@ impl CopyPlan {
 /// The copy op.
 pub struct Copy;
 
+/// A copy between buffers longer than the data: the source followed by
+/// other words, the destination holding [`SENTINEL`] past n, which must
+/// still hold it (a copy that rounded n up to whole vectors wrote up to
+/// three words past the end, and no case looked there).
 struct CopyCheck {
     data: Vec<u32>,
 }
 
+/// What the destination holds past n, before and after.
+const SENTINEL: u32 = 0xDEAD_BEEF;
+
+/// Words past n in both buffers.
+const PAST: usize = 8;
+
 impl Check for CopyCheck {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let backend = ctx.backend;
-        let plan = CopyPlan::new(backend, self.data.len() as u64)?;
-        let src = Buffer::from_slice(backend, &self.data)?;
-        let dst = backend.alloc(self.data.len() as u64 * 4)?;
+        let len = self.data.len();
+        let plan = CopyPlan::new(backend, len as u64)?;
+        let mut source = self.data.clone();
+        source.extend((0..PAST as u32).map(|j| 0x7fc0_0001 + j));
+        let src = Buffer::from_slice(backend, &source)?;
+        let dst = Buffer::from_slice(backend, &vec![SENTINEL; len + PAST])?;
         plan.encode(&src, &dst)?;
-        Ok(compare_exact(
-            &dst.read::<u32>(self.data.len())?,
-            &self.data,
-        ))
+        let got = dst.read::<u32>(len + PAST)?;
+        if let Some(i) = got[len..].iter().position(|&w| w != SENTINEL) {
+            return Ok(Verdict::fail(format!(
+                "word {} (past the {len} copied) changed to {:#x}",
+                len + i,
+                got[len + i]
+            )));
+        }
+        Ok(compare_exact(&got[..len], &self.data))
     }
 }
 

@@ -4,8 +4,8 @@
 use super::plan::{scan_slice, ScanPlan, ScanVariant};
 use super::spec::{prefix_bound, prefix_f32, prefix_words, ScanSpec};
 use crate::op::{
-    checked_indices, compare_bounded, compare_exact, padding, seed, Case, CaseGroup, Check,
-    Context, Exact, Rejects, Verdict,
+    checked_indices, compare_bounded, compare_exact, padding, preferred_group_size, seed, Case,
+    CaseGroup, Check, Context, Exact, Rejects, Verdict,
 };
 use rosetta_core::{inputs, Buffer, Elem, Error, Result};
 
@@ -110,6 +110,32 @@ impl Check for PaddedScan {
             &prefix_f32(&self.values),
             prefix_bound,
         ))
+    }
+}
+
+/// A u32 scan of ones over five tiles and a bit on a grid three workgroups
+/// wide, so the tiles past the third lie along y (`out[i] = i + 1`): a
+/// kernel that took its tile from x alone passed every case a device could
+/// hold (the grid reaches y only past 65 535 tiles).
+struct NarrowGrid {
+    variant: ScanVariant,
+}
+
+impl Check for NarrowGrid {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let tile =
+            preferred_group_size(&ctx.backend.info().caps) as usize * self.variant.items as usize;
+        let len = 5 * tile + 7;
+        let spec = ScanSpec {
+            elem: Elem::U32,
+            len,
+        };
+        let plan = ScanPlan::with_grid(ctx.backend, &spec, self.variant, Some(3))?;
+        let input = Buffer::from_slice(ctx.backend, &vec![1u32; len])?;
+        let output = ctx.backend.alloc(len as u64 * 4)?;
+        plan.encode(&input, &output)?;
+        let expected: Vec<u32> = (1..=len as u32).collect();
+        Ok(compare_exact(&output.read::<u32>(len)?, &expected))
     }
 }
 
@@ -235,6 +261,15 @@ pub fn cases() -> Vec<Case> {
     for variant in std::iter::once(None).chain(ScanVariant::ALL.map(Some)) {
         let len = 3 * 256 * variant.map_or(8, |v| v.items as usize) + 5;
         all.push(signed_zeros_case(len, variant));
+    }
+    for variant in ScanVariant::ALL {
+        let name = format!(
+            "scan u32 of ones, 5 tiles + 7 on a grid 3 wide {}",
+            variant.name()
+        );
+        all.push(Case::new(name, "scan", CaseGroup::Ops, true, move || {
+            NarrowGrid { variant }
+        }));
     }
     // Writes stop at n: a length no vector or tile divides, every variant.
     for variant in ScanVariant::ALL {
