@@ -449,9 +449,24 @@ impl Check for BackToBack {
             .collect::<Option<Vec<u32>>>()
             .ok_or_else(|| Error::Internal("reference of a sum".into()))?;
         let mut verdict = compare_exact(&got, &expected);
-        if verdict.status == crate::op::Status::Passed {
-            verdict.detail = format!("{} launch(es) per run", plan.launches());
+        if verdict.status != crate::op::Status::Passed {
+            return Ok(verdict);
         }
+        // A one-launch plan leaves its scratch clean for the next launch
+        // (the arrival counter; in WGSL the published words too: one left
+        // behind could pass for the next launch's on a GPU that shows a
+        // group's ticket before its word, which no CPU driver does).
+        if let Some(words) = plan.scratch_after()? {
+            let wgsl = ctx.backend.info().api.language() == rosetta_core::Language::Wgsl;
+            let dirty = if wgsl { words.len() } else { 1 };
+            if let Some(i) = words[..dirty].iter().position(|&w| w != 0) {
+                return Ok(Verdict::fail(format!(
+                    "scratch word {i} is {:#x} after the last launch, not 0",
+                    words[i]
+                )));
+            }
+        }
+        verdict.detail = format!("{} launch(es) per run", plan.launches());
         Ok(verdict)
     }
 }

@@ -266,6 +266,20 @@ struct Launches {
 }
 
 impl ReducePlan {
+    /// What a one-launch plan leaves in its scratch buffer once the queue
+    /// has drained (conformance checks `encode`'s promise: word 0 back at
+    /// zero, in WGSL every word, so the next launch starts clean); `None`
+    /// for plans that do not use it.
+    pub(crate) fn scratch_after(&self) -> Result<Option<Vec<u32>>> {
+        match &self.launches {
+            Some(l) if matches!(l.passes, Passes::LastGroup) => {
+                let words = (l.scratch.bytes() / 4) as usize;
+                l.scratch.read::<u32>(words).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Plan with the tuned variant for this device and shape, or the default.
     pub fn new(backend: &Arc<dyn Backend>, spec: &ReduceSpec) -> Result<Self> {
         let info = backend.info();
