@@ -202,12 +202,7 @@ fn descriptor(path: &Path) -> Option<(bool, u32)> {
         if let Some(found) = descriptor_entry(&current) {
             return Some(found);
         }
-        let link = std::fs::read_link(&current).ok()?;
-        current = if link.is_absolute() {
-            link
-        } else {
-            parent(&current).join(link)
-        };
+        current = follow(&current)?.ok()?;
     }
     None
 }
@@ -286,17 +281,11 @@ const MAX_LINKS: usize = 40;
 fn resolve(path: &Path) -> Result<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..MAX_LINKS {
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let link = std::fs::read_link(&current)
-                    .map_err(|e| error(path, "cannot follow the link", &e))?;
-                current = if link.is_absolute() {
-                    link
-                } else {
-                    parent(&current).join(link)
-                };
+        match follow(&current) {
+            Some(next) => {
+                current = next.map_err(|e| error(path, "cannot follow the link", &e))?;
             }
-            _ => return Ok(current),
+            None => return Ok(current),
         }
     }
     Err(error(
@@ -304,6 +293,22 @@ fn resolve(path: &Path) -> Result<PathBuf> {
         "cannot write",
         &io::Error::other("too many levels of symbolic links"),
     ))
+}
+
+/// Where the symbolic link at `current` leads (a relative target from the
+/// link's folder); `None` where `current` is no link.
+fn follow(current: &Path) -> Option<io::Result<PathBuf>> {
+    let meta = std::fs::symlink_metadata(current).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    Some(std::fs::read_link(current).map(|link| {
+        if link.is_absolute() {
+            link
+        } else {
+            parent(current).join(link)
+        }
+    }))
 }
 
 fn parent(path: &Path) -> &Path {
