@@ -5,7 +5,7 @@
 use super::spec::Conv1dSpec;
 use crate::op::{
     check_apart, check_binding, chunk_ranges, plan_tuned, preferred_group_size, prepare_kernel,
-    split_in_chunks, u32_param, ChunkLimits, TuningCache,
+    split_in_chunks, u32_param, ChunkLimits,
 };
 pub use crate::op::{direct_loop_iterations, MAX_DIRECT_LAUNCHES};
 use rosetta_core::{
@@ -412,17 +412,16 @@ impl Conv1dPlan {
     /// [`Conv1dVariant::default_order`] that fits the device.
     pub fn new(backend: &Arc<dyn Backend>, spec: &Conv1dSpec) -> Result<Self> {
         spec.validate()?;
-        let caps = &backend.info().caps;
-        let fits = |v: Conv1dVariant| geometry(caps, spec, v).is_ok();
-        let tuned = TuningCache::for_device(backend.info())
-            .lookup("conv1d", &tune_class(spec))
-            .and_then(|c| Conv1dVariant::from_name(&c.variant))
-            .filter(|&v| fits(v));
         // Nothing fits: the fallback's error says why.
         let default = || Ok(default_variant(backend.info(), spec).unwrap_or(Conv1dVariant::Direct));
-        let (mut plan, tuned) = plan_tuned("conv1d", tuned, default, |v| {
-            Self::with_variant(backend, spec, v)
-        })?;
+        let (mut plan, tuned) = plan_tuned(
+            backend.info(),
+            "conv1d",
+            &tune_class(spec),
+            Conv1dVariant::from_name,
+            default,
+            |v| Self::with_variant(backend, spec, v),
+        )?;
         plan.tuned = tuned;
         Ok(plan)
     }

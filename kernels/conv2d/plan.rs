@@ -5,7 +5,7 @@
 use super::spec::{check_image_elem, Conv2dSpec, Pixel};
 use crate::op::{
     check_apart, check_binding, chunk_ranges, plan_tuned, preferred_group_size, prepare_kernel,
-    split_in_chunks, u32_param, ChunkLimits, TuningCache,
+    split_in_chunks, u32_param, ChunkLimits,
 };
 pub use crate::op::{direct_loop_iterations, MAX_DIRECT_LAUNCHES};
 use rosetta_core::{
@@ -685,10 +685,6 @@ impl Conv2dPlan {
         check_image_elem(elem)?;
         let caps = &backend.info().caps;
         let fits = |v: Conv2dVariant| geometry(caps, spec, elem, v).is_ok();
-        let tuned = TuningCache::for_device(backend.info())
-            .lookup("conv2d", &tune_class(spec, elem))
-            .and_then(|c| Conv2dVariant::from_name(&c.variant))
-            .filter(|&v| fits(v));
         // Nothing fits: `direct`, the last resort, says why.
         let default = || {
             Ok(Conv2dVariant::default_order(backend.info())
@@ -696,9 +692,14 @@ impl Conv2dPlan {
                 .find(|&v| fits(v))
                 .unwrap_or(Conv2dVariant::Direct))
         };
-        let (mut plan, tuned) = plan_tuned("conv2d", tuned, default, |v| {
-            Self::with_variant(backend, spec, elem, v)
-        })?;
+        let (mut plan, tuned) = plan_tuned(
+            backend.info(),
+            "conv2d",
+            &tune_class(spec, elem),
+            Conv2dVariant::from_name,
+            default,
+            |v| Self::with_variant(backend, spec, elem, v),
+        )?;
         plan.tuned = tuned;
         Ok(plan)
     }

@@ -4,7 +4,6 @@
 use super::spec::{histogram_edges, histogram_scale, search_steps, HistogramInput, HistogramSpec};
 use crate::op::{
     check_apart, check_binding, plan_tuned, preferred_group_size, prepare_kernel, u32_param,
-    TuningCache,
 };
 use rosetta_core::{check_limit, Backend, Buffer, Capabilities, Error, Kernel, Launch, Result};
 use std::sync::Arc;
@@ -161,10 +160,6 @@ impl HistogramPlan {
         spec.validate()?;
         let caps = &backend.info().caps;
         let fits = |v: HistogramVariant| Self::fits(caps, spec, v);
-        let tuned = TuningCache::for_device(backend.info())
-            .lookup("histogram", &tune_class(spec))
-            .and_then(|c| HistogramVariant::from_name(&c.variant))
-            .filter(|&v| fits(v));
         let default = || {
             Ok(if fits(HistogramVariant::Shared) {
                 HistogramVariant::Shared
@@ -172,9 +167,14 @@ impl HistogramPlan {
                 HistogramVariant::GlobalAtomics
             })
         };
-        let (mut plan, tuned) = plan_tuned("histogram", tuned, default, |v| {
-            Self::with_variant(backend, spec, v)
-        })?;
+        let (mut plan, tuned) = plan_tuned(
+            backend.info(),
+            "histogram",
+            &tune_class(spec),
+            HistogramVariant::from_name,
+            default,
+            |v| Self::with_variant(backend, spec, v),
+        )?;
         plan.tuned = tuned;
         Ok(plan)
     }

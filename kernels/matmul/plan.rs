@@ -11,7 +11,7 @@
 
 use super::spec::{MatmulSpec, PAD};
 use crate::op::{
-    check_apart, check_binding, plan_tuned, prepare_kernel, u32_param, workgroup_model, TuningCache,
+    check_apart, check_binding, plan_tuned, prepare_kernel, u32_param, workgroup_model,
 };
 use rosetta_core::{
     Backend, Buffer, Capabilities, DeviceInfo, Error, Kernel, KernelDef, Language, Launch, Result,
@@ -810,10 +810,6 @@ impl MatmulPlan {
     pub fn new(backend: &Arc<dyn Backend>, spec: &MatmulSpec) -> Result<Self> {
         spec.validate()?;
         let caps = &backend.info().caps;
-        let tuned = TuningCache::for_device(backend.info())
-            .lookup("matmul", &tune_class(spec))
-            .and_then(|c| MatmulVariant::from_name(&c.variant))
-            .filter(|v| v.check(backend).is_ok());
         // Nothing tuned: the heuristic's tiling, in its CPU backend's form
         // there (see `CPU_TILINGS`).
         let heuristic = || {
@@ -842,9 +838,14 @@ impl MatmulPlan {
                 )
             })
         };
-        let (mut plan, tuned) = plan_tuned("matmul", tuned, default, |v| {
-            Self::with_variant(backend, spec, v)
-        })?;
+        let (mut plan, tuned) = plan_tuned(
+            backend.info(),
+            "matmul",
+            &tune_class(spec),
+            MatmulVariant::from_name,
+            default,
+            |v| Self::with_variant(backend, spec, v),
+        )?;
         plan.tuned = tuned;
         Ok(plan)
     }

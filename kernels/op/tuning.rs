@@ -156,18 +156,25 @@ impl TuningCache {
     }
 }
 
-/// A plan with the stored choice where there is one and it plans this
-/// shape, else with `default()`; and whether the stored choice ran. A
-/// choice is measured for a shape class, and not every shape of a class
-/// takes it (a split-k product's partial sums over a device's buffer limit,
-/// a hand-edited file): such a choice is passed over (logged at debug
-/// level), never an error the default would not give.
+/// A plan with the choice stored for `op`'s shape `class` on `device`
+/// (read by `from_name`) where there is one and it plans this shape, else
+/// with `default()`; and whether the stored choice ran. A choice is
+/// measured for a shape class, and not every shape of a class takes it (a
+/// split-k product's partial sums over a device's buffer limit, a variant
+/// the device lacks in a hand-edited file): `plan` refuses such a choice,
+/// which is then passed over (logged at debug level), never an error the
+/// default would not give.
 pub fn plan_tuned<V: Copy + std::fmt::Debug, P>(
+    device: &DeviceInfo,
     op: &str,
-    stored: Option<V>,
+    class: &str,
+    from_name: impl Fn(&str) -> Option<V>,
     default: impl FnOnce() -> rosetta_core::Result<V>,
     plan: impl Fn(V) -> rosetta_core::Result<P>,
 ) -> rosetta_core::Result<(P, bool)> {
+    let stored = TuningCache::for_device(device)
+        .lookup(op, class)
+        .and_then(|c| from_name(&c.variant));
     if let Some(variant) = stored {
         match plan(variant) {
             Ok(planned) => return Ok((planned, true)),

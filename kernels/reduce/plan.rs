@@ -3,7 +3,7 @@
 use super::spec::{ReduceOp, ReduceSpec};
 use crate::op::{
     check_apart, check_binding, floor_pow2, plan_tuned, preferred_group_size, prepare_kernel,
-    u32_param, workgroup_model, TuningCache,
+    u32_param, workgroup_model,
 };
 use rosetta_core::{Backend, Buffer, Element, Error, Kernel, Language, Launch, Result};
 use std::sync::Arc;
@@ -283,14 +283,15 @@ impl ReducePlan {
     /// Plan with the tuned variant for this device and shape, or the default.
     pub fn new(backend: &Arc<dyn Backend>, spec: &ReduceSpec) -> Result<Self> {
         let info = backend.info();
-        let tuned = TuningCache::for_device(info)
-            .lookup("reduce", &tune_class(spec))
-            .and_then(|c| ReduceVariant::from_name(&c.variant))
-            .filter(|v| ReduceVariant::available(info).contains(v));
         let default = || Ok(ReduceVariant::default_for(info));
-        let (mut plan, tuned) = plan_tuned("reduce", tuned, default, |v| {
-            Self::with_variant(backend, spec, v)
-        })?;
+        let (mut plan, tuned) = plan_tuned(
+            info,
+            "reduce",
+            &tune_class(spec),
+            ReduceVariant::from_name,
+            default,
+            |v| Self::with_variant(backend, spec, v),
+        )?;
         plan.tuned = tuned;
         Ok(plan)
     }

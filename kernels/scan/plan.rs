@@ -20,7 +20,6 @@ use super::kernel::kernel;
 use super::spec::ScanSpec;
 use crate::op::{
     check_apart, check_binding, plan_tuned, preferred_group_size, prepare_kernel, u32_param,
-    TuningCache,
 };
 use rosetta_core::{
     grid_2d, Backend, Buffer, Capabilities, Element, Error, Kernel, Launch, Result,
@@ -210,13 +209,15 @@ impl ScanPlan {
     /// Plan with the tuned variant for this device and shape, or 8 items per
     /// invocation.
     pub fn new(backend: &Arc<dyn Backend>, spec: &ScanSpec) -> Result<Self> {
-        let tuned = TuningCache::for_device(backend.info())
-            .lookup("scan", &tune_class(spec))
-            .and_then(|c| ScanVariant::from_name(&c.variant));
         let default = || Ok(ScanVariant { items: 8 });
-        let (mut plan, tuned) = plan_tuned("scan", tuned, default, |v| {
-            Self::with_variant(backend, spec, v)
-        })?;
+        let (mut plan, tuned) = plan_tuned(
+            backend.info(),
+            "scan",
+            &tune_class(spec),
+            ScanVariant::from_name,
+            default,
+            |v| Self::with_variant(backend, spec, v),
+        )?;
         plan.tuned = tuned;
         Ok(plan)
     }
