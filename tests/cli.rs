@@ -109,6 +109,86 @@ fn group_and_case_filters_ignore_case() {
     }
 }
 
+/// The random group: `--seed` draws the same cases every time and other
+/// cases under another seed, `--random-cases` sets how many per op, and
+/// both are refused beside a `--group` that leaves the group out.
+#[test]
+fn random_cases_follow_their_seed() {
+    let names = |seed: &str| -> Vec<String> {
+        let out = rosetta(&[
+            "conform",
+            "--backend",
+            "cpu",
+            "--group",
+            "random",
+            "--seed",
+            seed,
+            "--random-cases",
+            "2",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cases = json["cases"].as_array().unwrap();
+        for case in cases {
+            assert_eq!(case["group"], "random", "{case}");
+            assert_ne!(case["results"][0]["status"], "failed", "{case}");
+        }
+        // A variant the CPU backend lacks is unsupported, never passed; most
+        // draws run.
+        let passed = cases
+            .iter()
+            .filter(|c| c["results"][0]["status"] == "passed")
+            .count();
+        assert!(passed * 2 >= cases.len(), "{passed} of {}", cases.len());
+        cases
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = names("17");
+    let ops = rosetta::kernels::ops();
+    assert_eq!(first.len(), 2 * ops.len(), "{first:?}");
+    for op in ops {
+        for i in 0..2 {
+            let prefix = format!("random {} #{i} (seed 17): ", op.name());
+            assert!(first.iter().any(|n| n.starts_with(&prefix)), "{prefix}");
+        }
+    }
+    assert_eq!(names("17"), first);
+    let other = names("18");
+    assert_ne!(
+        other
+            .iter()
+            .map(|n| n.split_once(": ").unwrap().1)
+            .collect::<Vec<_>>(),
+        first
+            .iter()
+            .map(|n| n.split_once(": ").unwrap().1)
+            .collect::<Vec<_>>()
+    );
+    assert_usage_error(
+        &rosetta(&[
+            "conform",
+            "--backend",
+            "cpu",
+            "--group",
+            "ops",
+            "--seed",
+            "3",
+        ]),
+        "--group leaves it out",
+    );
+    assert_usage_error(
+        &rosetta(&["conform", "--backend", "cpu", "--random-cases", "1000001"]),
+        "more than 1000000",
+    );
+    assert_usage_error(
+        &rosetta(&["conform", "--backend", "cpu", "--group", "chaos"]),
+        "(groups: ops, errors, limits, memory-model, random)",
+    );
+}
+
 /// `report --merge` runs nothing, so the options of a run are refused
 /// beside it rather than ignored.
 #[test]

@@ -9,12 +9,13 @@ use super::plan::{
     MAX_WINDOW_TAPS,
 };
 use super::spec::{conv1d_bound, conv1d_reference, Conv1dSpec};
+use crate::op::random::{self, largest, largest_odd, least_device, Draw};
 use crate::op::{
     compare_bounded, padding, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check,
     Context, Exact, GeometryAudit, HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
-use rosetta_core::{inputs, Backend, Buffer, Error, Result};
+use rosetta_core::{inputs, Backend, Buffer, Capabilities, Error, Result};
 use std::sync::Arc;
 
 const OP: &str = "conv1d";
@@ -356,17 +357,19 @@ fn direct_cases() -> Vec<Case> {
         let s = seed(&name);
         all.push(Case::new(name, OP, ops, true, move || Chunked {
             conv: Conv::new(random(s, len), random(s ^ 1, taps), direct, false),
+            chunks: vec![1, 7, 44],
         }));
     }
     all
 }
 
-/// `direct` in chunks of 1, 7 and 44 taps (more launches than the plan's
-/// own, so every later launch's path runs on devices without a loop cap
-/// too): the same sums in the same order, so the same bits as the plan's
-/// own launches, which are checked against the reference.
+/// `direct` in chunks of at most each of `chunks` taps (more launches than
+/// the plan's own, so every later launch's path runs on devices without a
+/// loop cap too): the same sums in the same order, so the same bits as the
+/// plan's own launches, which are checked against the reference.
 struct Chunked {
     conv: Conv,
+    chunks: Vec<u64>,
 }
 
 impl Chunked {
@@ -392,7 +395,7 @@ impl Check for Chunked {
             return Ok(v);
         }
         let mut launches = vec![plan.geometry().launches];
-        for chunk in [1, 7, 44] {
+        for &chunk in &self.chunks {
             let chunked = Conv1dPlan::direct_in_chunks(ctx.backend, &spec, chunk)?;
             let got = self.run_plan(ctx.backend, &chunked)?;
             launches.push(chunked.geometry().launches);
@@ -492,25 +495,32 @@ struct Padded {
 impl Check for Padded {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let backend = ctx.backend;
-        let len = self.conv.x.len();
         let spec = Conv1dSpec {
-            len,
+            len: self.conv.x.len(),
             taps: self.conv.taps.len(),
         };
         let plan = match self.conv.variant {
             Some(v) => Conv1dPlan::with_variant(backend, &spec, v)?,
             None => Conv1dPlan::new(backend, &spec)?,
         };
-        let input = Buffer::from_slice(backend, &padding::nan_padded(&self.conv.x))?;
-        let filter = Buffer::from_slice(backend, &self.conv.taps)?;
-        let out = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
-        plan.encode(&input, &filter, &out)?;
-        let got: Vec<f32> = out.read(len + padding::PADDING)?;
-        if let Some(fail) = padding::sentinel_changed(&got, len) {
-            return Ok(fail);
-        }
-        Ok(self.conv.compare(&got[..len]))
+        run_padded(backend, &plan, &self.conv)
     }
+}
+
+/// Run `plan` on the convolution's values through padded buffers (NaN past
+/// the signal, a sentinel past the output) and compare: the sentinel must
+/// be kept and the outputs match the reference.
+fn run_padded(backend: &Arc<dyn Backend>, plan: &Conv1dPlan, conv: &Conv) -> Result<Verdict> {
+    let len = conv.x.len();
+    let input = Buffer::from_slice(backend, &padding::nan_padded(&conv.x))?;
+    let filter = Buffer::from_slice(backend, &conv.taps)?;
+    let out = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
+    plan.encode(&input, &filter, &out)?;
+    let got: Vec<f32> = out.read(len + padding::PADDING)?;
+    if let Some(fail) = padding::sentinel_changed(&got, len) {
+        return Ok(fail);
+    }
+    Ok(conv.compare(&got[..len]))
 }
 
 /// A convolution on a grid of three workgroups, over enough tiles that each
@@ -1110,4 +1120,507 @@ fn error_cases() -> Vec<Case> {
             shape,
         ),
     ]
+}
+
+/// The longest filter a random case draws for `direct` (and the plan's own
+/// choice, which runs such filters through it): eight launches of
+/// lavapipe's 16 382 taps, past the three the fixed cases split into;
+/// longer ones only add launches.
+const DRAWN_DIRECT_TAPS: usize = 1 << 17;
+
+/// The most launches a drawn chunk size gives `direct` (each a launch on
+/// every device: a case stays fast).
+const DRAWN_CHUNK_LAUNCHES: usize = 64;
+
+/// How a drawn case plans its convolution: every way the fixed cases force
+/// one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// The plan's own choice (tuned, or the device's default order).
+    Own,
+    /// A variant, forced.
+    Forced(Conv1dVariant),
+    /// A variant on a grid of at most this many workgroups, which then
+    /// stride over the tiles ([`Conv1dPlan::with_grid`]).
+    Grid(Conv1dVariant, u32),
+    /// `direct` in chunks of at most this many taps, compared bit for bit
+    /// with the plan's own launches ([`Chunked`]).
+    Chunks(u64),
+}
+
+impl How {
+    /// The variant it forces, if any.
+    fn variant(self) -> Option<Conv1dVariant> {
+        match self {
+            How::Own => None,
+            How::Forced(v) | How::Grid(v, _) => Some(v),
+            How::Chunks(_) => Some(Conv1dVariant::Direct),
+        }
+    }
+}
+
+/// The values of a drawn case: each kind a fixed case checks, with its
+/// label in case names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Uniform in [-1, 1), under the bound.
+    Random,
+    /// Integers −4..=4, exactly.
+    SmallInts,
+    /// A quarter of the signal subnormal, under the bound.
+    Subnormals,
+    /// Signal and taps whose products underflow, under the bound.
+    Underflowing,
+    /// A NaN, a +Inf and a −Inf in the signal.
+    NonFinite,
+    /// +Inf as the first tap (NaN over the zero border).
+    InfFirstTap,
+    /// −Inf as the last tap.
+    InfLastTap,
+}
+
+impl Kind {
+    const ALL: [Kind; 7] = [
+        Kind::Random,
+        Kind::SmallInts,
+        Kind::Subnormals,
+        Kind::Underflowing,
+        Kind::NonFinite,
+        Kind::InfFirstTap,
+        Kind::InfLastTap,
+    ];
+
+    /// Draw a kind: random values three times in ten, small integers two,
+    /// each other kind one (the infinite taps make every output ±Inf or
+    /// NaN, so they check the border's terms and nothing else).
+    fn draw(draw: &mut Draw) -> Kind {
+        const WEIGHTS: [usize; 7] = [3, 2, 1, 1, 1, 1, 1];
+        let mut at = draw.below(WEIGHTS.iter().sum());
+        let mut i = 0;
+        while at >= WEIGHTS[i] {
+            at -= WEIGHTS[i];
+            i += 1;
+        }
+        Kind::ALL[i]
+    }
+
+    /// The generators of the signal and the taps, and whether the sums are
+    /// exact.
+    fn values(self) -> (Values, Values, bool) {
+        match self {
+            Kind::Random => (random, random, false),
+            Kind::SmallInts => (small_ints, small_ints, true),
+            Kind::Subnormals => (inputs::f32_with_subnormals, random, false),
+            Kind::Underflowing => (inputs::f32_underflowing, inputs::f32_underflowing, false),
+            Kind::NonFinite => (inputs::f32_with_nonfinite, random, false),
+            Kind::InfFirstTap => (random, INFINITE_TAPS[0].1, false),
+            Kind::InfLastTap => (random, INFINITE_TAPS[1].1, false),
+        }
+    }
+
+    /// What case names say of it (as the fixed cases do).
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Random => "",
+            Kind::SmallInts => " small integers (exact)",
+            Kind::Subnormals => " with subnormals",
+            Kind::Underflowing => " underflowing",
+            Kind::NonFinite => " with NaN and Inf",
+            Kind::InfFirstTap => INFINITE_TAPS[0].0,
+            Kind::InfLastTap => INFINITE_TAPS[1].0,
+        }
+    }
+}
+
+/// Everything a random case drew, before anything is made.
+#[derive(Debug, Clone, PartialEq)]
+struct Drawn {
+    len: usize,
+    taps: usize,
+    how: How,
+    kind: Kind,
+    /// NaN past the signal, a sentinel past the output ([`padding`]).
+    padded: bool,
+    /// Seeds the signal (and, xor 1, the taps).
+    seed: u64,
+}
+
+/// Whether a `len`-long signal under `taps` taps planned `how` fits `caps`
+/// (the plan's own choice: `direct`, which takes what no other does).
+fn fits(caps: &Capabilities, how: How, len: usize, taps: usize) -> bool {
+    let spec = Conv1dSpec { len, taps };
+    match how {
+        How::Own | How::Chunks(_) => geometry(caps, &spec, Conv1dVariant::Direct).is_ok(),
+        How::Forced(v) => geometry(caps, &spec, v).is_ok(),
+        How::Grid(v, groups) => {
+            let mut capped = caps.clone();
+            capped.max_groups = [groups, 1, 1];
+            geometry(&capped, &spec, v).is_ok()
+        }
+    }
+}
+
+impl Drawn {
+    /// Draw a case: the variant (the plan's own choice or one forced, each
+    /// equally likely; a forced one a quarter of the time on a grid of 1 to
+    /// 5 workgroups, and `direct` a quarter of the time in drawn chunks),
+    /// the values ([`Kind::draw`]), the taps (1 a tenth of the time, else
+    /// odd up to what the variant takes on the least device), the length
+    /// (up to [`random::MAX_LEN`], what the taps leave of
+    /// [`random::MAX_WORK`] and the loop budget; shorter than the filter a
+    /// sixth of the time, around the capped grid's tiles half the time) and
+    /// padded buffers (a third of the time).
+    fn draw(draw: &mut Draw) -> Drawn {
+        let caps = least_device();
+        let variant = Conv1dVariant::ALL
+            .get(draw.below(Conv1dVariant::ALL.len() + 1))
+            .copied();
+        let mut how = match variant {
+            None => How::Own,
+            Some(v) if v.direct() && draw.chance(25) => How::Chunks(1),
+            Some(v) if draw.chance(25) => How::Grid(v, draw.between(1, 5) as u32),
+            Some(v) => How::Forced(v),
+        };
+        let kind = Kind::draw(draw);
+        let longest = match how.variant() {
+            Some(v) if !v.direct() => random::MAX_WORK,
+            _ => DRAWN_DIRECT_TAPS,
+        };
+        let most_taps = largest_odd(longest, |taps| fits(&caps, how, 1, taps));
+        let taps = if draw.chance(10) {
+            1
+        } else {
+            draw.odd(most_taps)
+        };
+        let most_len = largest(1, random::MAX_LEN.min(random::MAX_WORK / taps), |len| {
+            fits(&caps, how, len, taps)
+        });
+        let len = match how {
+            _ if taps > 1 && draw.chance(17) => draw.length(most_len.min(taps - 1)),
+            How::Grid(v, groups) if draw.chance(50) => {
+                // Around the tiles the grid strides over: 1 to 3 per group.
+                let g = geometry(&caps, &Conv1dSpec { len: 1, taps }, v)
+                    .expect("the taps fit a one-tile signal");
+                let tile = (g.group_size * g.items) as usize;
+                let tiles = draw.between(1, 3 * groups as usize);
+                (tile * tiles + draw.between(0, 2))
+                    .saturating_sub(1)
+                    .clamp(1, most_len)
+            }
+            _ => draw.length(most_len),
+        };
+        if let How::Chunks(_) = how {
+            let fewest = taps.div_ceil(DRAWN_CHUNK_LAUNCHES);
+            how = How::Chunks(draw.length(taps).max(fewest) as u64);
+        }
+        let padded = !matches!(how, How::Chunks(_)) && draw.chance(33);
+        Drawn {
+            len,
+            taps,
+            how,
+            kind,
+            padded,
+            seed: draw.seed(),
+        }
+    }
+
+    /// The case's name: the shape, the values and how it is planned.
+    fn name(&self) -> String {
+        let mut name = name(self.len, self.taps, self.kind.label(), self.how.variant());
+        match self.how {
+            How::Own => name.push_str(" (the plan's choice)"),
+            How::Forced(_) => {}
+            How::Grid(_, 1) => name.push_str(" on 1 workgroup"),
+            How::Grid(_, groups) => name.push_str(&format!(" on {groups} workgroups")),
+            How::Chunks(chunk) => name.push_str(&format!(" in chunks of {chunk} taps")),
+        }
+        if self.padded {
+            name.push_str(", NaN past the signal, output kept past n");
+        }
+        name
+    }
+
+    /// The case (inputs are made when it is prepared).
+    fn case(self) -> Case {
+        Case::new(self.name(), OP, CaseGroup::Random, true, move || {
+            let (signal, filter, exact) = self.kind.values();
+            let conv = Conv::new(
+                signal(self.seed, self.len),
+                filter(self.seed ^ 1, self.taps),
+                self.how.variant(),
+                exact,
+            );
+            match self.how {
+                How::Chunks(chunk) => Either::Chunked(Chunked {
+                    conv,
+                    chunks: vec![chunk],
+                }),
+                How::Grid(_, groups) => Either::Through(Through {
+                    conv,
+                    grid: Some(groups),
+                    padded: self.padded,
+                }),
+                How::Own | How::Forced(_) => Either::Through(Through {
+                    conv,
+                    grid: None,
+                    padded: self.padded,
+                }),
+            }
+        })
+    }
+}
+
+/// The check of a drawn case.
+enum Either {
+    Through(Through),
+    Chunked(Chunked),
+}
+
+impl Check for Either {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        match self {
+            Either::Through(check) => check.run(ctx),
+            Either::Chunked(check) => check.run(ctx),
+        }
+    }
+}
+
+/// A convolution through the plan its case drew (the plan's own choice, a
+/// forced variant, or one on a grid of `grid` workgroups) and through
+/// buffers of just the data or padded ones.
+struct Through {
+    conv: Conv,
+    grid: Option<u32>,
+    padded: bool,
+}
+
+impl Check for Through {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let spec = Conv1dSpec {
+            len: self.conv.x.len(),
+            taps: self.conv.taps.len(),
+        };
+        let plan = match (self.conv.variant, self.grid) {
+            (Some(v), Some(groups)) => Conv1dPlan::with_grid(backend, &spec, v, groups)?.0,
+            (Some(v), None) => Conv1dPlan::with_variant(backend, &spec, v)?,
+            (None, _) => Conv1dPlan::new(backend, &spec)?,
+        };
+        if self.padded {
+            return run_padded(backend, &plan, &self.conv);
+        }
+        Ok(self
+            .conv
+            .compare(&encode_and_read(backend, &plan, &self.conv)?))
+    }
+}
+
+/// A case of the `random` group (see [`crate::op::Op::random_case`]).
+pub(super) fn drawn_case(draw: &mut Draw) -> Case {
+    Drawn::draw(draw).case()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::default_variant;
+    use super::*;
+    use crate::op::{test_device, Status};
+    use rosetta_core::Api;
+    use std::time::Duration;
+
+    fn draws(seed: u64, count: u64) -> Vec<Drawn> {
+        (0..count)
+            .map(|i| Drawn::draw(&mut Draw::new(seed, OP, i)))
+            .collect()
+    }
+
+    /// Devices as their plans see them: the least one, lavapipe (32 KiB,
+    /// loops capped), the CPU backend (256 KiB), PoCL (1 MiB, groups of
+    /// 4096) and a large GPU (48 KiB, 2^31 − 1 groups along x).
+    fn devices() -> Vec<Capabilities> {
+        let lavapipe = Capabilities::software_device();
+        let uncapped = |shared: u32, invocations: u32| Capabilities {
+            max_shared_bytes: shared,
+            max_group_invocations: invocations,
+            max_group_size: [invocations, invocations, 64],
+            loop_limit: None,
+            ..lavapipe.clone()
+        };
+        let gpu = Capabilities {
+            max_groups: [u32::MAX >> 1, 65_535, 65_535],
+            ..uncapped(48 << 10, 1024)
+        };
+        vec![
+            least_device(),
+            lavapipe.clone(),
+            uncapped(256 << 10, 1024),
+            uncapped(1 << 20, 4096),
+            gpu,
+        ]
+    }
+
+    /// Whether the plan a drawn case makes takes its shape on `caps`, asked
+    /// the way each plan asks (not through [`fits`]).
+    fn planned_on(caps: &Capabilities, d: &Drawn) -> bool {
+        let spec = Conv1dSpec {
+            len: d.len,
+            taps: d.taps,
+        };
+        match d.how {
+            How::Own => default_variant(&test_device(Api::Vulkan, caps.clone()), &spec).is_some(),
+            How::Forced(v) => geometry(caps, &spec, v).is_ok(),
+            How::Grid(v, groups) => {
+                let mut capped = caps.clone();
+                capped.max_groups[0] = capped.max_groups[0].min(groups);
+                capped.max_groups[1] = 1;
+                geometry(&capped, &spec, v).is_ok()
+            }
+            // Chunks of at most `chunk` taps and of at most the budget's:
+            // as many launches as the more of the two counts.
+            How::Chunks(chunk) => {
+                d.taps.div_ceil(chunk as usize) <= MAX_DIRECT_LAUNCHES as usize
+                    && geometry(caps, &spec, Conv1dVariant::Direct).is_ok()
+            }
+        }
+    }
+
+    #[test]
+    fn drawn_shapes_stay_within_the_limits_and_fit_every_device() {
+        for d in draws(11, 3000) {
+            let name = d.name();
+            assert!((1..=random::MAX_LEN).contains(&d.len), "{name}");
+            assert!(d.len * d.taps <= random::MAX_WORK, "{name}");
+            assert!(d.taps % 2 == 1, "{name}");
+            if let How::Chunks(chunk) = d.how {
+                assert!(chunk >= 1, "{name}");
+                assert!(
+                    d.taps.div_ceil(chunk as usize) <= DRAWN_CHUNK_LAUNCHES,
+                    "{name}"
+                );
+                assert!(!d.padded, "{name}");
+            }
+            if matches!(
+                d.how,
+                How::Own | How::Chunks(_) | How::Forced(Conv1dVariant::Direct)
+            ) {
+                assert!(d.taps <= DRAWN_DIRECT_TAPS, "{name}");
+            }
+            for caps in devices() {
+                assert!(planned_on(&caps, &d), "{name} on {caps:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn draws_cover_every_variant_value_kind_and_edge() {
+        let drawn = draws(3, 800);
+        let any = |f: &dyn Fn(&Drawn) -> bool| drawn.iter().any(f);
+        assert!(any(&|d| d.how == How::Own));
+        for v in Conv1dVariant::ALL {
+            assert!(any(&|d| d.how == How::Forced(v)), "{v:?}");
+            assert!(
+                any(&|d| matches!(d.how, How::Grid(g, _) if g == v)),
+                "{v:?}"
+            );
+        }
+        for groups in 1..=5 {
+            assert!(any(&|d| matches!(d.how, How::Grid(_, g) if g == groups)));
+        }
+        // A grid strided: more tiles (of the least device) than workgroups.
+        assert!(any(&|d| match d.how {
+            How::Grid(v, groups) => {
+                let spec = Conv1dSpec {
+                    len: d.len,
+                    taps: d.taps,
+                };
+                geometry(&least_device(), &spec, v).unwrap().tiles >= 2 * u64::from(groups)
+            }
+            _ => false,
+        }));
+        assert!(any(
+            &|d| matches!(d.how, How::Chunks(c) if d.taps.div_ceil(c as usize) > 2)
+        ));
+        for kind in Kind::ALL {
+            assert!(any(&|d| d.kind == kind), "{kind:?}");
+        }
+        assert!(any(&|d| d.padded) && any(&|d| !d.padded));
+        assert!(any(&|d| d.taps == 1));
+        assert!(any(&|d| d.taps > d.len));
+        // The longest filters each kind of variant takes, and then some.
+        let longest = |pick: &dyn Fn(Conv1dVariant) -> bool| {
+            drawn
+                .iter()
+                .filter(|d| d.how.variant().is_some_and(pick))
+                .map(|d| d.taps)
+                .max()
+                .unwrap()
+        };
+        assert_eq!(longest(&|v| v.window()), MAX_WINDOW_TAPS as usize);
+        assert!(longest(&|v| !v.window() && !v.direct()) > 1000);
+        assert!(longest(&|v| v.direct()) > 2 * 16_382);
+        // Lengths at and around powers of two past a tile, and long ones.
+        for around in [-1i64, 0, 1] {
+            assert!(any(&|d| {
+                let n = d.len as i64 - around;
+                n >= 256 && (n as u64).is_power_of_two()
+            }));
+        }
+        assert!(any(&|d| d.len > random::MAX_LEN / 2));
+    }
+
+    #[test]
+    fn draws_repeat_for_a_seed_and_name_what_they_drew() {
+        assert_eq!(draws(5, 50), draws(5, 50));
+        assert_ne!(draws(5, 50), draws(6, 50));
+        let d = Drawn {
+            len: 1027,
+            taps: 33,
+            how: How::Grid(Conv1dVariant::Window8, 3),
+            kind: Kind::SmallInts,
+            padded: true,
+            seed: 1,
+        };
+        assert_eq!(
+            d.name(),
+            "conv1d n=1027 taps=33 small integers (exact) window8 on 3 workgroups, NaN past the signal, output kept past n"
+        );
+        let own = Drawn {
+            how: How::Own,
+            padded: false,
+            ..d.clone()
+        };
+        assert!(
+            own.name().ends_with("(exact) (the plan's choice)"),
+            "{}",
+            own.name()
+        );
+        let chunks = Drawn {
+            how: How::Chunks(7),
+            padded: false,
+            ..d
+        };
+        assert!(chunks.name().ends_with("direct in chunks of 7 taps"));
+    }
+
+    #[test]
+    fn drawn_cases_pass_on_the_cpu_backend() {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        let ctx = Context {
+            backend: &backend,
+            quick: true,
+            budget: Duration::from_millis(200),
+        };
+        for i in 0..24 {
+            let case = drawn_case(&mut Draw::new(1, OP, i));
+            assert_eq!(case.group, CaseGroup::Random);
+            let verdict = case.run_on(case.prepare().as_ref(), &ctx);
+            assert_eq!(
+                verdict.status,
+                Status::Passed,
+                "{}: {}",
+                case.name,
+                verdict.detail
+            );
+        }
+    }
 }

@@ -246,6 +246,10 @@ impl Op for Conv1d {
         cases::cases()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        cases::drawn_case(draw)
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         vec![workload(1 << len_log2(size, device), 9)]
     }

@@ -9,12 +9,13 @@ use super::plan::{
     GLOBAL_MAX_KW, MAX_DIRECT_LAUNCHES,
 };
 use super::spec::{conv2d_bound, conv2d_reference, Border, Conv2dSpec};
+use crate::op::random::{self, largest, largest_odd, least_device, Draw};
 use crate::op::{
     compare_bounded, padding, preferred_group_size, seed, ArrayData, Case, CaseGroup, Check,
     Context, Exact, GeometryAudit, HostArray, Options, Rejects, Verdict,
 };
 use rayon::prelude::*;
-use rosetta_core::{inputs, Backend, Buffer, Elem, Error, Result};
+use rosetta_core::{inputs, Backend, Buffer, Capabilities, Elem, Error, Result};
 use std::sync::Arc;
 
 const OP: &str = "conv2d";
@@ -491,19 +492,7 @@ pub fn cases() -> Vec<Case> {
                 ),
             }));
         }
-        // An infinite first or last filter value under the zero border: it
-        // multiplies a zero above / left of the image (below / right for the
-        // last), so those outputs are NaN (0 · Inf) and the others ±Inf; a
-        // kernel that skipped the border's terms would give finite values.
-        let infinite: [(&str, Values); 2] = [
-            (" +Inf first filter value", |s, n| {
-                inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
-            }),
-            (" -Inf last filter value", |s, n| {
-                inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
-            }),
-        ];
-        for (label, filter) in infinite {
+        for (label, filter) in INFINITE_FILTERS {
             let s = spec(37, 45, 5, 5, Border::Zero);
             all.push(case(
                 ops,
@@ -574,6 +563,19 @@ pub fn cases() -> Vec<Case> {
     all.extend(error_cases());
     all
 }
+
+/// Filters with an infinite first or last value, under the zero border: it
+/// multiplies a zero above / left of the image (below / right for the
+/// last), so those outputs are NaN (0 · Inf) and the others ±Inf; a kernel
+/// that skipped the border's terms would give finite values.
+const INFINITE_FILTERS: [(&str, Values); 2] = [
+    (" +Inf first filter value", |s, n| {
+        inputs::f32_with_value_at(s, n, 0, f32::INFINITY)
+    }),
+    (" -Inf last filter value", |s, n| {
+        inputs::f32_with_value_at(s, n, n - 1, f32::NEG_INFINITY)
+    }),
+];
 
 /// `direct`, forced on every device, beyond the cases every variant gets:
 /// ragged shapes (sizes 1, primes, filters larger than the image, 1 × 1
@@ -660,6 +662,7 @@ fn direct_cases() -> Vec<Case> {
                 direct,
                 is_exact,
             ),
+            chunks: vec![1, 7, 44],
         }));
     }
     all
@@ -752,40 +755,40 @@ impl Check for ManyLaunches {
     }
 }
 
-/// `direct` in chunks of 1, 7 and 44 filter values (more launches than the
-/// plan's own): the same sums in the same order, so the same bits as the
-/// plan's own launches, which are checked against the reference.
+/// `direct` in chunks of at most each of `chunks` filter values (more
+/// launches than the plan's own): the same sums in the same order, so the
+/// same bits as the plan's own launches, which are checked against the
+/// reference.
 struct Chunked {
     conv: Conv,
+    chunks: Vec<u64>,
 }
 
-impl Chunked {
-    fn run_plan(&self, ctx: &Context<'_>, plan: &Conv2dPlan) -> Result<Vec<f32>> {
-        let backend = ctx.backend;
-        let input = match &self.conv.image {
-            Image::F32(v) => Buffer::from_slice(backend, v)?,
-            Image::U8(v) => Buffer::from_slice(backend, v)?,
-        };
-        let filter = Buffer::from_slice(backend, &self.conv.filter)?;
-        let out = backend.alloc(self.conv.spec.out_bytes()?)?;
-        plan.encode(&input, &filter, &out)?;
-        out.read(self.conv.reference.len())
-    }
+/// Run `plan` on the convolution's image and filter; the outputs.
+fn encode_and_read(backend: &Arc<dyn Backend>, plan: &Conv2dPlan, conv: &Conv) -> Result<Vec<f32>> {
+    let input = match &conv.image {
+        Image::F32(v) => Buffer::from_slice(backend, v)?,
+        Image::U8(v) => Buffer::from_slice(backend, v)?,
+    };
+    let filter = Buffer::from_slice(backend, &conv.filter)?;
+    let out = backend.alloc(conv.spec.out_bytes()?)?;
+    plan.encode(&input, &filter, &out)?;
+    out.read(conv.reference.len())
 }
 
 impl Check for Chunked {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let (spec, elem) = (&self.conv.spec, self.conv.image.elem());
         let plan = Conv2dPlan::with_variant(ctx.backend, spec, elem, Conv2dVariant::Direct)?;
-        let own = self.run_plan(ctx, &plan)?;
+        let own = encode_and_read(ctx.backend, &plan, &self.conv)?;
         let v = self.conv.compare(&own);
         if !v.passed() {
             return Ok(v);
         }
         let mut launches = vec![plan.chunks().len()];
-        for chunk in [1, 7, 44] {
+        for &chunk in &self.chunks {
             let chunked = Conv2dPlan::direct_in_chunks(ctx.backend, spec, elem, chunk)?;
-            let got = self.run_plan(ctx, &chunked)?;
+            let got = encode_and_read(ctx.backend, &chunked, &self.conv)?;
             launches.push(chunked.chunks().len());
             if let Some(p) = (0..got.len()).find(|&p| got[p].to_bits() != own[p].to_bits()) {
                 return Ok(Verdict::fail(format!(
@@ -1114,25 +1117,32 @@ struct Padded {
 impl Check for Padded {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let backend = ctx.backend;
-        let Image::F32(pixels) = &self.conv.image else {
-            return Err(Error::Internal("padded conv2d cases are f32".into()));
-        };
         let spec = &self.conv.spec;
         let plan = match self.conv.variant {
             Some(v) => Conv2dPlan::with_variant(backend, spec, Elem::F32, v)?,
             None => Conv2dPlan::new(backend, spec, Elem::F32)?,
         };
-        let len = pixels.len();
-        let image = Buffer::from_slice(backend, &padding::nan_padded(pixels))?;
-        let filter = Buffer::from_slice(backend, &self.conv.filter)?;
-        let out = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
-        plan.encode(&image, &filter, &out)?;
-        let got: Vec<f32> = out.read(len + padding::PADDING)?;
-        if let Some(fail) = padding::sentinel_changed(&got, len) {
-            return Ok(fail);
-        }
-        Ok(self.conv.compare(&got[..len]))
+        run_padded(backend, &plan, &self.conv)
     }
+}
+
+/// Run `plan` on the convolution's f32 image and filter through padded
+/// buffers (NaN past the image, a sentinel past the output) and compare:
+/// the sentinel must be kept and the outputs match the reference.
+fn run_padded(backend: &Arc<dyn Backend>, plan: &Conv2dPlan, conv: &Conv) -> Result<Verdict> {
+    let Image::F32(pixels) = &conv.image else {
+        return Err(Error::Internal("padded conv2d cases are f32".into()));
+    };
+    let len = pixels.len();
+    let image = Buffer::from_slice(backend, &padding::nan_padded(pixels))?;
+    let filter = Buffer::from_slice(backend, &conv.filter)?;
+    let out = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
+    plan.encode(&image, &filter, &out)?;
+    let got: Vec<f32> = out.read(len + padding::PADDING)?;
+    if let Some(fail) = padding::sentinel_changed(&got, len) {
+        return Ok(fail);
+    }
+    Ok(conv.compare(&got[..len]))
 }
 
 /// A convolution on a grid of three workgroups over a dozen tiles or
@@ -1502,4 +1512,688 @@ fn error_cases() -> Vec<Case> {
             shape,
         ),
     ]
+}
+
+/// The most filter values a random case draws for `direct` (and the plan's
+/// own choice, which runs such filters through it): eight launches of
+/// lavapipe's 16 382 values, past the three the fixed cases split into;
+/// larger filters only add launches.
+const DRAWN_DIRECT_VALUES: usize = 1 << 17;
+
+/// The most launches a drawn chunk size gives `direct` (each a launch on
+/// every device: a case stays fast).
+const DRAWN_CHUNK_LAUNCHES: usize = 64;
+
+/// How a drawn case plans its convolution: every way the fixed cases force
+/// one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// The plan's own choice (tuned, or the device's default order).
+    Own,
+    /// A variant, forced.
+    Forced(Conv2dVariant),
+    /// A variant on a grid of at most this many workgroups, which then
+    /// stride over the tiles ([`Conv2dPlan::with_grid`]).
+    Grid(Conv2dVariant, u32),
+    /// `direct` in chunks of at most this many filter values, compared bit
+    /// for bit with the plan's own launches ([`Chunked`]).
+    Chunks(u64),
+}
+
+impl How {
+    /// The variant it forces, if any.
+    fn variant(self) -> Option<Conv2dVariant> {
+        match self {
+            How::Own => None,
+            How::Forced(v) | How::Grid(v, _) => Some(v),
+            How::Chunks(_) => Some(Conv2dVariant::Direct),
+        }
+    }
+}
+
+/// The values of a drawn case: each kind a fixed case checks, with its
+/// label in case names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// f32 pixels and filter uniform in [-1, 1), under the bound.
+    Random,
+    /// f32 integers −4..=4, exactly.
+    SmallInts,
+    /// f32 pixels and filter whose products underflow, under the bound.
+    Underflowing,
+    /// f32 pixels with a NaN, a +Inf and a −Inf.
+    NonFinite,
+    /// +Inf as the first filter value (zero border only).
+    InfFirst,
+    /// −Inf as the last filter value (zero border only).
+    InfLast,
+    /// u8 pixels under a random filter, under the bound.
+    Bytes,
+    /// u8 pixels under integers −2..=2, exactly.
+    BytesExact,
+}
+
+impl Kind {
+    #[cfg(test)]
+    const ALL: [Kind; 8] = [
+        Kind::Random,
+        Kind::SmallInts,
+        Kind::Underflowing,
+        Kind::NonFinite,
+        Kind::InfFirst,
+        Kind::InfLast,
+        Kind::Bytes,
+        Kind::BytesExact,
+    ];
+
+    /// Draw a kind for `elem` pixels under `border`: u8 pixels under a
+    /// random or a small integer filter, equally likely; f32 random values
+    /// three times as likely as each other kind and small integers twice,
+    /// the infinite filter values (as in the fixed cases) under the zero
+    /// border only.
+    fn draw(draw: &mut Draw, elem: Elem, border: Border) -> Kind {
+        let weights: &[(Kind, usize)] = match (elem, border) {
+            (Elem::U8, _) => &[(Kind::Bytes, 1), (Kind::BytesExact, 1)],
+            (_, Border::Zero) => &[
+                (Kind::Random, 3),
+                (Kind::SmallInts, 2),
+                (Kind::Underflowing, 1),
+                (Kind::NonFinite, 1),
+                (Kind::InfFirst, 1),
+                (Kind::InfLast, 1),
+            ],
+            (_, Border::Clamp) => &[
+                (Kind::Random, 3),
+                (Kind::SmallInts, 2),
+                (Kind::Underflowing, 1),
+                (Kind::NonFinite, 1),
+            ],
+        };
+        let mut at = draw.below(weights.iter().map(|w| w.1).sum());
+        for &(kind, weight) in weights {
+            if at < weight {
+                return kind;
+            }
+            at -= weight;
+        }
+        unreachable!("`at` is below the weights' sum")
+    }
+
+    /// The pixels, the filter's generator and whether the sums are exact.
+    fn values(self) -> (Pixels, Values, bool) {
+        let random = inputs::f32_values;
+        match self {
+            Kind::Random => (Pixels::Random, random, false),
+            Kind::SmallInts => (Pixels::SmallInts, small_ints, true),
+            Kind::Underflowing => (Pixels::Underflowing, inputs::f32_underflowing, false),
+            Kind::NonFinite => (Pixels::NonFinite, random, false),
+            Kind::InfFirst => (Pixels::Random, INFINITE_FILTERS[0].1, false),
+            Kind::InfLast => (Pixels::Random, INFINITE_FILTERS[1].1, false),
+            Kind::Bytes => (Pixels::Bytes, random, false),
+            Kind::BytesExact => (Pixels::Bytes, small_filter, true),
+        }
+    }
+
+    /// The most filter values whose sums stay exact in f32: small integers
+    /// (at most 16 a product) up to 2^20, u8 pixels under integers −2..=2
+    /// (at most 510 a product) up to 2^14; no limit for the others.
+    fn most_values(self) -> usize {
+        match self {
+            Kind::SmallInts => 1 << 20,
+            Kind::BytesExact => 1 << 14,
+            _ => usize::MAX,
+        }
+    }
+
+    /// What case names say of it (as the fixed cases do).
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Random | Kind::Bytes => "",
+            Kind::SmallInts => " small integers (exact)",
+            Kind::Underflowing => " underflowing",
+            Kind::NonFinite => " with NaN and Inf",
+            Kind::InfFirst => INFINITE_FILTERS[0].0,
+            Kind::InfLast => INFINITE_FILTERS[1].0,
+            Kind::BytesExact => " small integer filter (exact)",
+        }
+    }
+}
+
+/// Everything a random case drew, before anything is made.
+#[derive(Debug, Clone, PartialEq)]
+struct Drawn {
+    spec: Conv2dSpec,
+    how: How,
+    kind: Kind,
+    /// NaN past the image, a sentinel past the output ([`padding`]; f32
+    /// images only, as in the fixed cases).
+    padded: bool,
+    /// Seeds the image (and, xor 1, the filter).
+    seed: u64,
+}
+
+/// Multiply-adds a plan of `variant` for `spec` computes on `caps`, if it
+/// fits there: every output of its tiles, past the image's edge too (the
+/// halo-tile kernels compute those and store only the ones inside, and a
+/// CPU device runs a workgroup's idle invocations at the cost of busy ones:
+/// a one-pixel-wide image costs a 32-wide tile 32 times its outputs);
+/// `direct`, whose invocations past the image do nothing, the image's.
+fn work(
+    caps: &Capabilities,
+    spec: &Conv2dSpec,
+    elem: Elem,
+    variant: Conv2dVariant,
+) -> Option<usize> {
+    let g = geometry(caps, spec, elem, variant).ok()?;
+    let outputs = if variant.direct() {
+        spec.height * spec.width
+    } else {
+        (g.tiles[0] * g.tiles[1]) as usize * (g.tile.0 * g.tile.1) as usize
+    };
+    Some(outputs * spec.kh * spec.kw)
+}
+
+/// Whether `spec` with `elem` pixels planned `how` fits `caps` within
+/// [`random::MAX_WORK`] ([`work`]). The plan's own choice: `direct` (which
+/// takes what no other does) fits, and so does every variant the plan may
+/// choose (the tuner may store any) that takes the shape.
+fn fits(caps: &Capabilities, how: How, spec: &Conv2dSpec, elem: Elem) -> bool {
+    let within =
+        |caps: &Capabilities, v| work(caps, spec, elem, v).is_some_and(|w| w <= random::MAX_WORK);
+    match how {
+        How::Own => {
+            within(caps, Conv2dVariant::Direct)
+                && Conv2dVariant::ALL
+                    .into_iter()
+                    .all(|v| geometry(caps, spec, elem, v).is_err() || within(caps, v))
+        }
+        How::Chunks(_) => within(caps, Conv2dVariant::Direct),
+        How::Forced(v) => within(caps, v),
+        How::Grid(v, groups) => {
+            let mut capped = caps.clone();
+            capped.max_groups = [groups, 1, 1];
+            within(&capped, v)
+        }
+    }
+}
+
+impl Drawn {
+    /// Draw a case: the variant (the plan's own choice or one forced, each
+    /// equally likely; a forced one a quarter of the time on a grid of 1 to
+    /// 5 workgroups, and `direct` a quarter of the time in drawn chunks),
+    /// the pixels (f32 or u8) and border (zero or clamp), equally likely,
+    /// the values ([`Kind::draw`]), the filter (1 × 1 a tenth of the time,
+    /// square three tenths, else one extent and then the other, each odd
+    /// up to what the variant takes on the least device), the image (each
+    /// extent up to what the filter leaves of [`random::MAX_LEN`],
+    /// [`random::MAX_WORK`] and the loop budget, one drawn after the other,
+    /// the first mostly at most twice the square's side; no larger than
+    /// the filter a sixth of the time, around the capped grid's tiles half
+    /// the time; rows of whole vectors a quarter of the time) and padded
+    /// buffers (a third of the f32 cases).
+    fn draw(draw: &mut Draw) -> Drawn {
+        let caps = least_device();
+        let variant = Conv2dVariant::ALL
+            .get(draw.below(Conv2dVariant::ALL.len() + 1))
+            .copied();
+        let mut how = match variant {
+            None => How::Own,
+            Some(v) if v.direct() && draw.chance(25) => How::Chunks(1),
+            Some(v) if draw.chance(25) => How::Grid(v, draw.between(1, 5) as u32),
+            Some(v) => How::Forced(v),
+        };
+        let elem = if draw.chance(50) { Elem::F32 } else { Elem::U8 };
+        let border = if draw.chance(50) {
+            Border::Zero
+        } else {
+            Border::Clamp
+        };
+        let kind = Kind::draw(draw, elem, border);
+        let most_values = match how.variant() {
+            Some(v) if !v.direct() => random::MAX_WORK,
+            _ => DRAWN_DIRECT_VALUES,
+        }
+        .min(kind.most_values());
+        let at = |height, width, kh, kw| Conv2dSpec {
+            height,
+            width,
+            kh,
+            kw,
+            border,
+        };
+        let fits_filter = |kh: usize, kw: usize| {
+            kh.saturating_mul(kw) <= most_values && fits(&caps, how, &at(1, 1, kh, kw), elem)
+        };
+        let (kh, kw) = match draw.below(10) {
+            0 => (1, 1),
+            1..=3 => {
+                let k = draw.odd(largest_odd(most_values, |k| fits_filter(k, k)));
+                (k, k)
+            }
+            _ => {
+                let rows_first = draw.chance(50);
+                let fits_first = |e: usize| {
+                    if rows_first {
+                        fits_filter(e, 1)
+                    } else {
+                        fits_filter(1, e)
+                    }
+                };
+                let first = draw.odd(largest_odd(most_values, fits_first));
+                let fits_second = |e: usize| {
+                    if rows_first {
+                        fits_filter(first, e)
+                    } else {
+                        fits_filter(e, first)
+                    }
+                };
+                let second = draw.odd(largest_odd(most_values / first, fits_second));
+                if rows_first {
+                    (first, second)
+                } else {
+                    (second, first)
+                }
+            }
+        };
+        let values = kh * kw;
+        let most_pixels = random::MAX_LEN.min(random::MAX_WORK / values);
+        // The largest height for `width` (or width for `height`).
+        let most_height = |width: usize| {
+            largest(1, most_pixels / width, |h| {
+                fits(&caps, how, &at(h, width, kh, kw), elem)
+            })
+        };
+        let most_width = |height: usize| {
+            largest(1, most_pixels / height, |w| {
+                fits(&caps, how, &at(height, w, kh, kw), elem)
+            })
+        };
+        let (height, mut width) = match how {
+            _ if values > 1 && draw.chance(17) => {
+                let height = draw.length(kh.min(most_height(1)));
+                (height, draw.length(kw.min(most_width(height))))
+            }
+            How::Grid(v, groups) if draw.chance(50) => {
+                // Around the tiles the grid strides over: 1 to 3 per group
+                // down and across (`direct`: its blocks of outputs, across).
+                let g = geometry(&caps, &at(1, 1, kh, kw), elem, v)
+                    .expect("the filter fits a one-pixel image");
+                let (tw, th) = (g.tile.0 as usize, g.tile.1 as usize);
+                let mut edge = |tile: usize, most: usize| {
+                    let tiles = draw.between(1, 3 * groups as usize);
+                    (tile * tiles + draw.between(0, 2))
+                        .saturating_sub(1)
+                        .clamp(1, most)
+                };
+                let height = edge(th, most_height(1));
+                (height, edge(tw, most_width(height)))
+            }
+            _ => {
+                // Balanced three times in five (the first extent at most
+                // twice the square's side), else as thin as it comes.
+                let side = if draw.chance(60) {
+                    2 * most_pixels.isqrt()
+                } else {
+                    usize::MAX
+                };
+                if draw.chance(50) {
+                    let height = draw.length(most_height(1).min(side));
+                    (height, draw.length(most_width(height)))
+                } else {
+                    let width = draw.length(most_width(1).min(side));
+                    (draw.length(most_height(width)), width)
+                }
+            }
+        };
+        if width >= 4 && draw.chance(25) {
+            width -= width % 4;
+        }
+        if let How::Chunks(_) = how {
+            let fewest = values.div_ceil(DRAWN_CHUNK_LAUNCHES);
+            how = How::Chunks(draw.length(values).max(fewest) as u64);
+        }
+        let padded = elem == Elem::F32 && !matches!(how, How::Chunks(_)) && draw.chance(33);
+        Drawn {
+            spec: at(height, width, kh, kw),
+            how,
+            kind,
+            padded,
+            seed: draw.seed(),
+        }
+    }
+
+    /// The pixels' type.
+    fn elem(&self) -> Elem {
+        self.kind.values().0.elem()
+    }
+
+    /// The case's name: the shape, the values and how it is planned.
+    fn name(&self) -> String {
+        let mut name = name(
+            &self.spec,
+            self.elem(),
+            self.kind.label(),
+            self.how.variant(),
+        );
+        match self.how {
+            How::Own => name.push_str(" (the plan's choice)"),
+            How::Forced(_) => {}
+            How::Grid(_, 1) => name.push_str(" on 1 workgroup"),
+            How::Grid(_, groups) => name.push_str(&format!(" on {groups} workgroups")),
+            How::Chunks(chunk) => name.push_str(&format!(" in chunks of {chunk} values")),
+        }
+        if self.padded {
+            name.push_str(", NaN past the image, output kept past it");
+        }
+        name
+    }
+
+    /// The case (inputs are made when it is prepared).
+    fn case(self) -> Case {
+        Case::new(self.name(), OP, CaseGroup::Random, true, move || {
+            let (pixels, filter, exact) = self.kind.values();
+            let spec = self.spec;
+            let conv = Conv::new(
+                pixels.make(self.seed, spec.height * spec.width),
+                filter(self.seed ^ 1, spec.kh * spec.kw),
+                spec,
+                self.how.variant(),
+                exact,
+            );
+            match self.how {
+                How::Chunks(chunk) => Either::Chunked(Chunked {
+                    conv,
+                    chunks: vec![chunk],
+                }),
+                How::Grid(_, groups) => Either::Through(Through {
+                    conv,
+                    grid: Some(groups),
+                    padded: self.padded,
+                }),
+                How::Own | How::Forced(_) => Either::Through(Through {
+                    conv,
+                    grid: None,
+                    padded: self.padded,
+                }),
+            }
+        })
+    }
+}
+
+/// A convolution through the plan its case drew (the plan's own choice, a
+/// forced variant, or one on a grid of `grid` workgroups) and through
+/// buffers of just the data or padded ones (f32 images).
+struct Through {
+    conv: Conv,
+    grid: Option<u32>,
+    padded: bool,
+}
+
+impl Check for Through {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        let backend = ctx.backend;
+        let (spec, elem) = (&self.conv.spec, self.conv.image.elem());
+        let plan = match (self.conv.variant, self.grid) {
+            (Some(v), Some(groups)) => Conv2dPlan::with_grid(backend, spec, elem, v, groups)?.0,
+            (Some(v), None) => Conv2dPlan::with_variant(backend, spec, elem, v)?,
+            (None, _) => Conv2dPlan::new(backend, spec, elem)?,
+        };
+        if self.padded {
+            return run_padded(backend, &plan, &self.conv);
+        }
+        Ok(self
+            .conv
+            .compare(&encode_and_read(backend, &plan, &self.conv)?))
+    }
+}
+
+/// The check of a drawn case.
+enum Either {
+    Through(Through),
+    Chunked(Chunked),
+}
+
+impl Check for Either {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        match self {
+            Either::Through(check) => check.run(ctx),
+            Either::Chunked(check) => check.run(ctx),
+        }
+    }
+}
+
+/// A case of the `random` group (see [`crate::op::Op::random_case`]).
+pub(super) fn drawn_case(draw: &mut Draw) -> Case {
+    Drawn::draw(draw).case()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::{test_device, Status};
+    use rosetta_core::Api;
+    use std::time::Duration;
+
+    fn draws(seed: u64, count: u64) -> Vec<Drawn> {
+        (0..count)
+            .map(|i| Drawn::draw(&mut Draw::new(seed, OP, i)))
+            .collect()
+    }
+
+    /// Devices as their plans see them: the least one, lavapipe (groups of
+    /// 1024, loops capped), the CPU backend (256 KiB), PoCL (1 MiB, groups
+    /// of 4096) and a large GPU (48 KiB, 2^31 − 1 groups along x).
+    fn devices() -> Vec<Capabilities> {
+        let lavapipe = Capabilities::software_device();
+        let uncapped = |shared: u32, invocations: u32| Capabilities {
+            max_shared_bytes: shared,
+            max_group_invocations: invocations,
+            max_group_size: [invocations, invocations, 64],
+            loop_limit: None,
+            ..lavapipe.clone()
+        };
+        let gpu = Capabilities {
+            max_groups: [u32::MAX >> 1, 65_535, 65_535],
+            ..uncapped(48 << 10, 1024)
+        };
+        vec![
+            least_device(),
+            lavapipe.clone(),
+            uncapped(256 << 10, 1024),
+            uncapped(1 << 20, 4096),
+            gpu,
+        ]
+    }
+
+    /// Whether the plan a drawn case makes takes its shape on `caps`, asked
+    /// the way each plan asks (not through [`fits`]).
+    fn planned_on(caps: &Capabilities, d: &Drawn) -> bool {
+        let (spec, elem) = (&d.spec, d.elem());
+        match d.how {
+            How::Own => {
+                let device = test_device(Api::Vulkan, caps.clone());
+                Conv2dVariant::default_order(&device)
+                    .into_iter()
+                    .any(|v| geometry(caps, spec, elem, v).is_ok())
+            }
+            How::Forced(v) => geometry(caps, spec, elem, v).is_ok(),
+            How::Grid(v, groups) => {
+                let mut capped = caps.clone();
+                capped.max_groups[0] = capped.max_groups[0].min(groups);
+                capped.max_groups[1] = 1;
+                geometry(caps, spec, elem, v).is_ok() && geometry(&capped, spec, elem, v).is_ok()
+            }
+            How::Chunks(chunk) => {
+                super::super::plan::direct_geometry(caps, spec, elem, chunk).is_ok()
+                    && geometry(caps, spec, elem, Conv2dVariant::Direct).is_ok()
+            }
+        }
+    }
+
+    #[test]
+    fn drawn_shapes_stay_within_the_limits_and_fit_every_device() {
+        for d in draws(11, 3000) {
+            let name = d.name();
+            let s = d.spec;
+            let (pixels, values) = (s.height * s.width, s.kh * s.kw);
+            assert!(s.height >= 1 && s.width >= 1, "{name}");
+            assert!(pixels <= random::MAX_LEN, "{name}");
+            assert!(pixels * values <= random::MAX_WORK, "{name}");
+            // Every output of the tiles, for any variant the plan may take.
+            let variants = match d.how.variant() {
+                Some(v) => vec![v],
+                None => Conv2dVariant::ALL.to_vec(),
+            };
+            for v in variants {
+                let tiles = work(&least_device(), &s, d.elem(), v);
+                assert!(tiles.is_none_or(|w| w <= random::MAX_WORK), "{name}: {v:?}");
+            }
+            assert!(s.kh % 2 == 1 && s.kw % 2 == 1, "{name}");
+            assert!(values <= d.kind.most_values(), "{name}");
+            if let How::Chunks(chunk) = d.how {
+                assert!(chunk >= 1, "{name}");
+                assert!(
+                    values.div_ceil(chunk as usize) <= DRAWN_CHUNK_LAUNCHES,
+                    "{name}"
+                );
+            }
+            if d.how.variant().is_none_or(|v| v.direct()) {
+                assert!(values <= DRAWN_DIRECT_VALUES, "{name}");
+            }
+            // Padded buffers of f32 only, infinite filters under the zero
+            // border only (as in the fixed cases).
+            assert!(!d.padded || d.elem() == Elem::F32, "{name}");
+            assert!(!d.padded || !matches!(d.how, How::Chunks(_)), "{name}");
+            if matches!(d.kind, Kind::InfFirst | Kind::InfLast) {
+                assert_eq!(s.border, Border::Zero, "{name}");
+            }
+            for caps in devices() {
+                assert!(planned_on(&caps, &d), "{name} on {caps:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn draws_cover_every_variant_value_kind_and_edge() {
+        let drawn = draws(3, 1000);
+        let any = |f: &dyn Fn(&Drawn) -> bool| drawn.iter().any(f);
+        assert!(any(&|d| d.how == How::Own));
+        for v in Conv2dVariant::ALL {
+            assert!(any(&|d| d.how == How::Forced(v)), "{v:?}");
+            assert!(
+                any(&|d| matches!(d.how, How::Grid(g, _) if g == v)),
+                "{v:?}"
+            );
+            for elem in [Elem::F32, Elem::U8] {
+                for border in Border::ALL {
+                    assert!(
+                        any(&|d| d.how.variant() == Some(v)
+                            && d.elem() == elem
+                            && d.spec.border == border),
+                        "{v:?} {elem} {border}"
+                    );
+                }
+            }
+        }
+        for groups in 1..=5 {
+            assert!(any(&|d| matches!(d.how, How::Grid(_, g) if g == groups)));
+        }
+        // A grid strided: more tiles than workgroups.
+        assert!(any(&|d| match d.how {
+            How::Grid(v, groups) => {
+                let g = geometry(&least_device(), &d.spec, d.elem(), v).unwrap();
+                g.tiles[0] * g.tiles[1] >= 2 * u64::from(groups) && g.tiles[1] > 1
+            }
+            _ => false,
+        }));
+        assert!(any(
+            &|d| matches!(d.how, How::Chunks(c) if d.spec.kh * d.spec.kw > 2 * c as usize)
+        ));
+        for kind in Kind::ALL {
+            assert!(any(&|d| d.kind == kind), "{kind:?}");
+        }
+        assert!(any(&|d| d.padded) && any(&|d| !d.padded && d.elem() == Elem::F32));
+        let s = |d: &Drawn| d.spec;
+        assert!(any(&|d| s(d).kh == 1 && s(d).kw == 1));
+        assert!(any(&|d| s(d).kh == 1 && s(d).kw > 1));
+        assert!(any(&|d| s(d).kh > 1 && s(d).kw == 1));
+        assert!(any(&|d| s(d).kh > 1 && s(d).kh == s(d).kw));
+        assert!(any(&|d| s(d).kh > s(d).height && s(d).kw > s(d).width));
+        // The largest filters each kind of variant takes, and then some.
+        let most = |pick: &dyn Fn(Conv2dVariant) -> bool, of: &dyn Fn(&Conv2dSpec) -> usize| {
+            drawn
+                .iter()
+                .filter(|d| d.how.variant().is_some_and(pick))
+                .map(|d| of(&d.spec))
+                .max()
+                .unwrap()
+        };
+        let values = |s: &Conv2dSpec| s.kh * s.kw;
+        assert_eq!(most(&|v| v.window(), &values), 81);
+        assert_eq!(most(&|v| v.global(), &|s| s.kw), GLOBAL_MAX_KW as usize);
+        assert!(most(&|v| !v.window() && !v.global() && !v.direct(), &values) > 2000);
+        assert!(most(&|v| v.direct(), &values) > 2 * 16_382);
+        // Widths of whole vectors and of every other remainder, long rows
+        // and columns, images of several tiles both ways.
+        for rem in 0..4 {
+            assert!(any(&|d| s(d).width > 4 && s(d).width % 4 == rem));
+        }
+        assert!(any(&|d| s(d).width > 100_000) && any(&|d| s(d).height > 100_000));
+        assert!(any(&|d| s(d).width > 256 && s(d).height > 256));
+    }
+
+    #[test]
+    fn draws_repeat_for_a_seed_and_name_what_they_drew() {
+        assert_eq!(draws(5, 50), draws(5, 50));
+        assert_ne!(draws(5, 50), draws(6, 50));
+        let d = Drawn {
+            spec: spec(67, 132, 3, 17, Border::Clamp),
+            how: How::Grid(Conv2dVariant::Global128x32, 3),
+            kind: Kind::SmallInts,
+            padded: true,
+            seed: 1,
+        };
+        assert_eq!(
+            d.name(),
+            "conv2d f32 67x132 filter 3x17 clamp small integers (exact) global128x32 on 3 workgroups, NaN past the image, output kept past it"
+        );
+        let own = Drawn {
+            how: How::Own,
+            kind: Kind::BytesExact,
+            padded: false,
+            ..d.clone()
+        };
+        assert_eq!(
+            own.name(),
+            "conv2d u8 67x132 filter 3x17 clamp small integer filter (exact) (the plan's choice)"
+        );
+        let chunks = Drawn {
+            how: How::Chunks(7),
+            padded: false,
+            ..d
+        };
+        assert!(chunks.name().ends_with("direct in chunks of 7 values"));
+    }
+
+    #[test]
+    fn drawn_cases_pass_on_the_cpu_backend() {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        let ctx = Context {
+            backend: &backend,
+            quick: true,
+            budget: Duration::from_millis(200),
+        };
+        for i in 0..24 {
+            let case = drawn_case(&mut Draw::new(1, OP, i));
+            assert_eq!(case.group, CaseGroup::Random);
+            let verdict = case.run_on(case.prepare().as_ref(), &ctx);
+            assert_eq!(
+                verdict.status,
+                Status::Passed,
+                "{}: {}",
+                case.name,
+                verdict.detail
+            );
+        }
+    }
 }

@@ -336,6 +336,10 @@ impl Op for Conv2d {
         cases::cases()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        cases::drawn_case(draw)
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         let side = side(size, device);
         vec![

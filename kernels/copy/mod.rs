@@ -231,6 +231,21 @@ impl Op for Copy {
             .collect()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        // One plan, no variants: a drawn length and words.
+        let len = draw.length(crate::op::random::MAX_LEN);
+        let s = draw.seed();
+        Case::new(
+            format!("copy n={len}"),
+            "copy",
+            CaseGroup::Random,
+            true,
+            move || CopyCheck {
+                data: inputs::u32_values(s, len),
+            },
+        )
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         vec![workload(crate::op::roofline_words(size, device))]
     }

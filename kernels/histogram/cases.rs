@@ -9,9 +9,10 @@ use super::spec::{
     count_f32, count_u32, count_u8, histogram_edges, search_steps, HistogramInput, HistogramSpec,
     U8_BINS,
 };
+use crate::op::random::{self, Draw};
 use crate::op::{
-    compare_exact, preferred_group_size, seed, Case, CaseGroup, Check, Context, GeometryAudit,
-    Verdict,
+    compare_exact, padding, preferred_group_size, seed, Case, CaseGroup, Check, Context,
+    GeometryAudit, Verdict,
 };
 use rayon::prelude::*;
 use rosetta_core::{inputs, Buffer, Capabilities, Error, Result};
@@ -62,12 +63,30 @@ struct Counts {
     spec: HistogramSpec,
     variant: Option<HistogramVariant>,
     expected: Vec<u32>,
+    /// Counts into a buffer longer than the bins, every word [`padding::SENTINEL`]
+    /// first: the plan zeroes the whole buffer and counts into the first
+    /// `bins` words only, so the words past them must read 0.
+    padded: bool,
 }
 
 impl Check for Counts {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
-        let got = histogram_bytes(ctx.backend, self.data.bytes(), &self.spec, self.variant)?;
-        Ok(compare_exact(&got, &self.expected))
+        if !self.padded {
+            let got = histogram_bytes(ctx.backend, self.data.bytes(), &self.spec, self.variant)?;
+            return Ok(compare_exact(&got, &self.expected));
+        }
+        let plan = match self.variant {
+            Some(v) => HistogramPlan::with_variant(ctx.backend, &self.spec, v)?,
+            None => HistogramPlan::new(ctx.backend, &self.spec)?,
+        };
+        let bins = self.spec.bins as usize;
+        let values = Buffer::from_slice(ctx.backend, self.data.bytes())?;
+        let counts = Buffer::from_slice(ctx.backend, &padding::sentinel_output(bins))?;
+        plan.encode(&values, &counts)?;
+        let got: Vec<u32> = counts.read(bins + padding::PADDING)?;
+        let mut expected = self.expected.clone();
+        expected.extend([0; padding::PADDING]);
+        Ok(compare_exact(&got, &expected))
     }
 }
 
@@ -100,6 +119,7 @@ fn case(
             spec,
             variant,
             expected,
+            padded: false,
         }
     })
 }
@@ -877,4 +897,533 @@ fn error_cases() -> Vec<Case> {
             |e| matches!(e, Error::ShapeMismatch(_)),
         ),
     ]
+}
+
+/// Most bins a drawn case gives the `shared` variant: 16 KiB of shared
+/// memory, what every device holds (Vulkan's and WebGPU's minimum), so the
+/// variant accepts the case everywhere.
+const SHARED_MAX_BINS: u32 = 4096;
+
+/// Most bins any other drawn case has.
+const MAX_BINS: u32 = 1 << 20;
+
+/// Bin counts a drawn case takes half the time (those within its limit):
+/// the edges of vectors, workgroups and shared memory, and common choices.
+/// Each bin count is a kernel of its own, built on first use (a few hundred
+/// milliseconds on lavapipe and PoCL for f32): drawn cases that share these
+/// share their kernels.
+const COMMON_BINS: [u32; 16] = [
+    1, 2, 3, 4, 7, 16, 64, 100, 255, 256, 257, 1000, 1024, 4096, 4097, 65_536,
+];
+
+/// Bins up to `max`: half the time one of [`COMMON_BINS`], else
+/// [`Draw::length`]'s.
+fn draw_bins(draw: &mut Draw, max: u32) -> u32 {
+    let common: Vec<u32> = COMMON_BINS.into_iter().filter(|&b| b <= max).collect();
+    if draw.chance(50) {
+        *draw.pick(&common)
+    } else {
+        draw.length(max as usize) as u32
+    }
+}
+
+/// The values a drawn histogram counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// u32 below the bins; u8 any byte.
+    Uniform,
+    /// u32 below twice the bins: half not counted.
+    Beyond,
+    /// u32 over the whole range (at and above 2^31 too).
+    FullRange,
+    /// Runs of equal values, 1 to 24 long ([`runs`]): u32 up to a quarter
+    /// past the bins, u8 any byte.
+    Runs,
+    /// Every value in one bin: `v` (u32, u8), or f32 edge `v`.
+    Constant(u32),
+    /// u32 skewed towards bin 0 ([`zipf_values`](super::zipf_values)).
+    Zipf,
+    /// u8: one 4-byte pattern (a solid RGBA8 image) repeated.
+    Pattern([u8; 4]),
+    /// u8: a 4-byte pattern per 64 bytes (words equal, bytes not).
+    PatternPer64,
+    /// f32: every edge and its neighbours, the ends, NaN, ±0, and values
+    /// over the range and a quarter beyond each end ([`edge_values`]).
+    Edges,
+    /// f32 uniform over the range.
+    Inside,
+    /// f32 uniform over five times the range: most values outside.
+    Wide,
+    /// f32: NaNs, infinities, zeros, subnormals, the largest and smallest
+    /// normals, the ends and their neighbours, among values in the range.
+    Specials,
+}
+
+impl Kind {
+    /// The kinds `input` takes (constants' values are drawn by
+    /// [`Kind::draw`]).
+    fn all(input: HistogramInput) -> &'static [Kind] {
+        match input {
+            HistogramInput::U32 => &[
+                Kind::Uniform,
+                Kind::Beyond,
+                Kind::FullRange,
+                Kind::Runs,
+                Kind::Constant(0),
+                Kind::Zipf,
+            ],
+            HistogramInput::U8 => &[
+                Kind::Uniform,
+                Kind::Runs,
+                Kind::Constant(0),
+                Kind::Pattern([0; 4]),
+                Kind::PatternPer64,
+            ],
+            HistogramInput::F32 { .. } => &[
+                Kind::Edges,
+                Kind::Inside,
+                Kind::Wide,
+                Kind::Specials,
+                Kind::Constant(0),
+            ],
+        }
+    }
+
+    fn draw(draw: &mut Draw, input: HistogramInput, bins: u32) -> Kind {
+        match *draw.pick(Kind::all(input)) {
+            // f32: any of the bins + 1 edges (the last, hi, counts in the
+            // last bin).
+            Kind::Constant(_) if matches!(input, HistogramInput::F32 { .. }) => {
+                Kind::Constant(draw.below(bins as usize + 1) as u32)
+            }
+            Kind::Constant(_) => Kind::Constant(draw.below(bins as usize) as u32),
+            Kind::Pattern(_) => {
+                let b = draw.next_u64().to_le_bytes();
+                Kind::Pattern([b[0], b[1], b[2], b[3]])
+            }
+            other => other,
+        }
+    }
+
+    fn label(self, input: HistogramInput) -> String {
+        match self {
+            Kind::Uniform => "uniform".into(),
+            Kind::Beyond => "values up to 2x bins".into(),
+            Kind::FullRange => "full u32 range".into(),
+            Kind::Runs => "runs of equal values".into(),
+            Kind::Constant(e) if matches!(input, HistogramInput::F32 { .. }) => {
+                format!("all on edge {e}")
+            }
+            Kind::Constant(v) => format!("all {v}"),
+            Kind::Zipf => "skewed".into(),
+            Kind::Pattern(p) => format!("4-byte pattern {p:?} repeated"),
+            Kind::PatternPer64 => "a 4-byte pattern per 64 bytes".into(),
+            Kind::Edges => "edges and their neighbours, outside, NaN".into(),
+            Kind::Inside => "inside the range".into(),
+            Kind::Wide => "mostly outside the range".into(),
+            Kind::Specials => "NaN, Inf, zeros, subnormals, ends".into(),
+        }
+    }
+
+    /// `spec.len` values from `seed`.
+    fn values(self, spec: &HistogramSpec, seed: u64) -> Data {
+        let (n, bins) = (spec.len, spec.bins);
+        let floats = |x: Vec<f32>| Data::Words(bytemuck::cast_vec(x));
+        match (spec.input, self) {
+            (HistogramInput::U32, Kind::Beyond) => uniform(bins.saturating_mul(2))(seed, n),
+            (HistogramInput::U32, Kind::FullRange) => words(inputs::u32_values(seed, n)),
+            (HistogramInput::U32, Kind::Runs) => runs(bins + bins / 4 + 1, false)(seed, n),
+            (HistogramInput::U32, Kind::Constant(v)) => words(vec![v; n]),
+            (HistogramInput::U32, Kind::Zipf) => words(super::zipf_values(seed, n, bins)),
+            (HistogramInput::U32, _) => uniform(bins)(seed, n),
+            (HistogramInput::U8, Kind::Runs) => runs(256, true)(seed, n),
+            (HistogramInput::U8, Kind::Constant(v)) => Data::Bytes(vec![v as u8; n]),
+            (HistogramInput::U8, Kind::Pattern(p)) => {
+                Data::Bytes((0..n).map(|i| p[i % 4]).collect())
+            }
+            (HistogramInput::U8, Kind::PatternPer64) => {
+                let seeds = inputs::u32_below(seed, n.div_ceil(64), 256);
+                Data::Bytes(
+                    (0..n)
+                        .map(|i| (seeds[i / 64] as usize + 37 * (i % 4)) as u8)
+                        .collect(),
+                )
+            }
+            (HistogramInput::U8, _) => bytes_below(256)(seed, n),
+            (HistogramInput::F32 { lo, hi }, kind) => match kind {
+                Kind::Constant(e) => floats(vec![histogram_edges(lo, hi, bins)[e as usize]; n]),
+                Kind::Inside => floats(uniform_f32(seed, n, lo, hi)),
+                Kind::Wide => {
+                    let w = hi - lo;
+                    floats(uniform_f32(seed, n, lo - 2.0 * w, hi + 2.0 * w))
+                }
+                Kind::Specials => floats(specials(seed, n, lo, hi)),
+                _ => edge_values(lo, hi, bins)(seed, n),
+            },
+        }
+    }
+}
+
+/// `len` f32 values uniform over `[from, to]`, computed in f64 (an f32
+/// `to − from` may overflow) and kept within the finite floats.
+fn uniform_f32(seed: u64, len: usize, from: f64, to: f64) -> Vec<f32> {
+    let max = f64::from(f32::MAX);
+    let (from, to) = (from.max(-max), to.min(max));
+    (0..len as u64)
+        .map(|i| {
+            let unit = (inputs::bits(seed, i) >> 11) as f64 / (1u64 << 53) as f64;
+            (from + (to - from) * unit) as f32
+        })
+        .collect()
+}
+
+/// `len` f32 values, half of them special: NaNs (quiet, with a payload,
+/// negative, signalling), ±Inf, ±0, subnormals of both signs, ±f32::MAX,
+/// ±MIN_POSITIVE, the ends and the floats next to them; the rest uniform
+/// over the range. Each has one bin under numpy's rules, or none.
+fn specials(seed: u64, len: usize, lo: f64, hi: f64) -> Vec<f32> {
+    let (lo32, hi32) = (lo as f32, hi as f32);
+    let inside = uniform_f32(seed ^ 0x5bec, len, lo, hi);
+    (0..len)
+        .map(|i| {
+            let b = inputs::bits(seed, i as u64);
+            let subnormal = f32::from_bits((b >> 32) as u32 & 0x807f_ffff);
+            let special = [
+                f32::NAN,
+                f32::from_bits(0x7fc0_0123),
+                f32::from_bits(0xffc0_0000),
+                f32::from_bits(0xff80_0001),
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                0.0,
+                -0.0,
+                subnormal,
+                f32::MAX,
+                f32::MIN,
+                f32::MIN_POSITIVE,
+                -f32::MIN_POSITIVE,
+                lo32,
+                hi32,
+                lo32.next_down(),
+                lo32.next_up(),
+                hi32.next_down(),
+                hi32.next_up(),
+            ];
+            if b & 1 == 0 {
+                special[((b >> 1) % special.len() as u64) as usize]
+            } else {
+                inside[i]
+            }
+        })
+        .collect()
+}
+
+/// An f32 range: ordinary ones at scales from 10^−3 to 10^7 (around zero,
+/// of one sign, far from zero so the f32 step is coarse), a few ulps wide,
+/// subnormal, and nearly as wide as the finite floats.
+fn draw_range(draw: &mut Draw) -> (f64, f64) {
+    let unit = |draw: &mut Draw| draw.below(1 << 20) as f64 / f64::from(1 << 20);
+    match draw.below(6) {
+        0 | 1 => {
+            let width = 10f64.powi(draw.between(0, 10) as i32 - 3) * (0.5 + unit(draw));
+            let lo = width * (4.0 * unit(draw) - 2.0);
+            (lo, lo + width)
+        }
+        2 => {
+            // Far from zero: [1e6, 1e6 + 512] and the like.
+            let lo =
+                10f64.powi(draw.between(3, 7) as i32) * if draw.chance(50) { 1.0 } else { -1.0 };
+            (lo, lo + f64::from(1u32 << draw.between(0, 12)))
+        }
+        3 => {
+            // 1 to 64 ulps: every value is an edge or between two.
+            let lo = (2f64.powi(draw.between(0, 40) as i32 - 20) * (1.0 + unit(draw))) as f32;
+            let lo = if draw.chance(50) { lo } else { -lo };
+            let mut hi = lo;
+            for _ in 0..draw.between(1, 64) {
+                hi = hi.next_up();
+            }
+            (f64::from(lo), f64::from(hi))
+        }
+        4 => {
+            // Subnormal: scale overflows f32 or the difference flushes.
+            let a = *draw.pick(&[1e-38, 1e-39, 1e-42]);
+            let t = *draw.pick(&[0.0, 0.5, 1.0]);
+            (-a * t, a * (1.0 - t))
+        }
+        _ => {
+            // x − lo overflows f32.
+            let lo = -(1.0 + 2.4 * unit(draw)) * 1e38;
+            let hi = if draw.chance(50) {
+                (1.0 + 2.4 * unit(draw)) * 1e38
+            } else {
+                1.0
+            };
+            (lo, hi)
+        }
+    }
+}
+
+/// Everything a drawn histogram case is made of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Drawn {
+    spec: HistogramSpec,
+    kind: Kind,
+    /// Forced, or the plan's own choice (`None`).
+    variant: Option<HistogramVariant>,
+    /// Values past the input that would be counted, and counts past the
+    /// bins that must stay 0.
+    padded: bool,
+    seed: u64,
+}
+
+impl Drawn {
+    fn draw(draw: &mut Draw) -> Drawn {
+        let variant = *draw.pick(&[
+            None,
+            Some(HistogramVariant::Shared),
+            Some(HistogramVariant::GlobalAtomics),
+        ]);
+        let max_bins = if variant == Some(HistogramVariant::Shared) {
+            SHARED_MAX_BINS
+        } else {
+            MAX_BINS
+        };
+        let len = if draw.chance(3) {
+            0
+        } else {
+            draw.length(random::MAX_LEN)
+        };
+        let (input, bins) = match draw.below(3) {
+            0 => (HistogramInput::U32, draw_bins(draw, max_bins)),
+            1 => (HistogramInput::U8, draw_bins(draw, U8_BINS)),
+            _ => {
+                let (lo, hi) = draw_range(draw);
+                let input = HistogramInput::F32 { lo, hi };
+                // Halved until the range holds distinct f32 edges for them.
+                let mut bins = draw_bins(draw, max_bins);
+                while bins > 1 && (HistogramSpec { input, len, bins }).validate().is_err() {
+                    bins /= 2;
+                }
+                (input, bins)
+            }
+        };
+        let spec = HistogramSpec { input, len, bins };
+        let kind = Kind::draw(draw, input, bins);
+        Drawn {
+            spec,
+            kind,
+            variant,
+            padded: draw.chance(30),
+            seed: draw.seed(),
+        }
+    }
+
+    fn name(&self) -> String {
+        let mut label = format!(" {}", self.kind.label(self.spec.input));
+        if self.variant.is_none() {
+            label += " own choice";
+        }
+        let mut name = name(&self.spec, &label, self.variant);
+        if self.padded {
+            name += " padded";
+        }
+        name
+    }
+
+    /// A value past the input that the kernel would count if it read it:
+    /// the last bin's (u32, u8), the range's low end (f32).
+    fn junk(&self) -> Data {
+        let bins = self.spec.bins;
+        match self.spec.input {
+            HistogramInput::U32 => words(vec![bins - 1; padding::PADDING]),
+            HistogramInput::U8 => Data::Bytes(vec![(bins - 1) as u8; padding::PADDING]),
+            HistogramInput::F32 { lo, .. } => {
+                Data::Words(vec![(lo as f32).to_bits(); padding::PADDING])
+            }
+        }
+    }
+
+    fn check(&self) -> Counts {
+        let mut data = self.kind.values(&self.spec, self.seed);
+        let expected = reference(&data, &self.spec);
+        if self.padded {
+            data = match (data, self.junk()) {
+                (Data::Words(mut w), Data::Words(junk)) => {
+                    w.extend(junk);
+                    Data::Words(w)
+                }
+                (Data::Bytes(mut b), Data::Bytes(junk)) => {
+                    b.extend(junk);
+                    Data::Bytes(b)
+                }
+                (data, _) => data,
+            };
+        }
+        Counts {
+            data,
+            spec: self.spec,
+            variant: self.variant,
+            expected,
+            padded: self.padded,
+        }
+    }
+
+    fn case(self) -> Case {
+        Case::new(self.name(), OPS, CaseGroup::Random, true, move || {
+            self.check()
+        })
+    }
+}
+
+/// A case of the `random` group (see `Op::random_case`): an input type,
+/// bins (and an f32 range), length, kind of values and variant drawn from
+/// `draw`, plain or padded.
+pub(super) fn drawn_case(draw: &mut Draw) -> Case {
+    Drawn::draw(draw).case()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Status;
+    use std::collections::BTreeSet;
+    use std::mem::discriminant;
+
+    fn draws(seed: u64, count: u64) -> Vec<Drawn> {
+        (0..count)
+            .map(|i| Drawn::draw(&mut Draw::new(seed, OPS, i)))
+            .collect()
+    }
+
+    fn input_name(input: HistogramInput) -> &'static str {
+        input.elem().name()
+    }
+
+    #[test]
+    fn draws_cover_every_variant_input_and_kind_within_limits() {
+        let all = draws(1, 600);
+        let mut seen = BTreeSet::new();
+        let mut kinds = BTreeSet::new();
+        let mut ranges = [false; 4];
+        for d in &all {
+            let spec = &d.spec;
+            assert!(spec.len <= random::MAX_LEN, "{d:?}");
+            assert!(spec.validate().is_ok(), "{d:?}");
+            assert!(spec.bins >= 1 && spec.bins <= MAX_BINS, "{d:?}");
+            if d.variant == Some(HistogramVariant::Shared) {
+                assert!(spec.bins <= SHARED_MAX_BINS, "{d:?}");
+            }
+            let index = Kind::all(spec.input)
+                .iter()
+                .position(|k| discriminant(k) == discriminant(&d.kind))
+                .unwrap_or_else(|| panic!("{d:?}"));
+            kinds.insert((input_name(spec.input), index));
+            seen.insert((
+                input_name(spec.input),
+                d.variant.map(HistogramVariant::name),
+            ));
+            match (spec.input, d.kind) {
+                (HistogramInput::F32 { .. }, Kind::Constant(e)) => assert!(e <= spec.bins),
+                (_, Kind::Constant(v)) => assert!(v < spec.bins, "{d:?}"),
+                _ => {}
+            }
+            if let HistogramInput::F32 { lo, hi } = spec.input {
+                let f32s = crate::reduce::ordered_key((hi as f32).to_bits())
+                    - crate::reduce::ordered_key((lo as f32).to_bits());
+                ranges[0] |= hi - lo > 1e38;
+                ranges[1] |= hi.abs().max(lo.abs()) < 1e-37;
+                ranges[2] |= f32s <= 64;
+                ranges[3] |= lo.abs() >= 1e3 && hi - lo < 1e4;
+            }
+        }
+        // Every input type with the plan's own choice and each variant.
+        assert_eq!(seen.len(), 9, "{seen:?}");
+        assert_eq!(kinds.len(), 6 + 5 + 5, "{kinds:?}");
+        assert_eq!(ranges, [true; 4]);
+        let any = |f: &dyn Fn(&Drawn) -> bool| all.iter().any(f);
+        assert!(any(&|d| d.padded) && any(&|d| !d.padded));
+        assert!(any(&|d| d.spec.len == 0));
+        assert!(any(&|d| d.spec.bins == 1) && any(&|d| d.spec.bins > SHARED_MAX_BINS));
+        assert!(any(
+            &|d| d.spec.input == HistogramInput::U8 && d.spec.bins == U8_BINS
+        ));
+        assert!(any(
+            &|d| d.spec.input == HistogramInput::U8 && d.spec.bins < 100
+        ));
+        assert!(any(
+            &|d| matches!(d.spec.input, HistogramInput::F32 { .. }) && d.spec.bins > 1000
+        ));
+        assert_eq!(draws(1, 600), all);
+    }
+
+    /// The values past a padded input would be counted, so a kernel that
+    /// read them would show.
+    #[test]
+    fn the_values_past_a_padded_input_would_be_counted() {
+        for d in draws(2, 200).into_iter().filter(|d| d.padded) {
+            let check = d.check();
+            let longer = HistogramSpec {
+                len: d.spec.len + padding::PADDING,
+                ..d.spec
+            };
+            let counted = reference(&check.data, &longer);
+            let total = |c: &[u32]| c.iter().map(|&c| u64::from(c)).sum::<u64>();
+            assert_eq!(
+                total(&counted),
+                total(&check.expected) + padding::PADDING as u64,
+                "{}",
+                d.name()
+            );
+        }
+    }
+
+    fn ctx_on_cpu(run: impl FnOnce(&Context<'_>)) {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        run(&Context {
+            backend: &backend,
+            quick: true,
+            budget: Duration::from_millis(100),
+        });
+    }
+
+    #[test]
+    fn drawn_cases_pass_on_the_cpu_backend() {
+        ctx_on_cpu(|ctx| {
+            for i in 0..40 {
+                let case = drawn_case(&mut Draw::new(11, OPS, i));
+                assert_eq!(case.group, CaseGroup::Random);
+                let v = case.run_on(case.prepare().as_ref(), ctx);
+                assert_eq!(v.status, Status::Passed, "{}: {}", case.name, v.detail);
+            }
+        });
+    }
+
+    #[test]
+    fn a_wrong_count_fails_inside_and_past_the_bins() {
+        ctx_on_cpu(|ctx| {
+            let d = Drawn {
+                spec: u32_spec(10_001, 300),
+                kind: Kind::Uniform,
+                variant: Some(HistogramVariant::Shared),
+                padded: true,
+                seed: 3,
+            };
+            let mut check = d.check();
+            assert!(check.run(ctx).unwrap().passed());
+            check.expected[299] -= 1;
+            let v = check.run(ctx).unwrap();
+            assert!(
+                !v.passed() && v.detail.contains("first at 299"),
+                "{}",
+                v.detail
+            );
+            // A count past the bins (as a kernel writing counts[bins] would
+            // leave) fails too: the reference expects 0 there.
+            check.expected[299] += 1;
+            check.expected.push(1);
+            let v = check.run(ctx).unwrap();
+            assert!(!v.passed(), "{}", v.detail);
+        });
+    }
 }

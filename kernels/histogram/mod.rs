@@ -231,6 +231,10 @@ impl Op for Histogram {
         cases::cases()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        cases::drawn_case(draw)
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         // 256 bins over 2^28 values at `large` on GPUs (2^26 on CPU-type
         // devices): u32 uniform, skewed and constant, and u8 (image) values.

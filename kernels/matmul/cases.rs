@@ -10,10 +10,15 @@
 //!   checked exactly, grids of more than 65 535 workgroups along one axis,
 //!   and matrices of more than 2^32 elements.
 //! - `errors`: shapes that don't fit or overflow, buffers too short.
+//! - `random` ([`drawn_case`]): the plan's own choice or any tiling, forced
+//!   unsplit, split or under an emulated loop budget, on a drawn shape
+//!   (edges of powers of two, vectors, long k under a tiny C) with uniform,
+//!   underflowing, non-finite, exact integer or NaN-padded values.
 
 use super::plan::{matmul_f32, run_plan};
-use super::plan::{Algorithm, MatmulPlan, MatmulVariant, TILINGS};
+use super::plan::{Algorithm, MatmulPlan, MatmulVariant, Tiling, TILINGS};
 use super::spec::{matmul_bound, matmul_ref, MatmulSpec};
+use crate::op::random::{Draw, MAX_LEN, MAX_WORK};
 use crate::op::{
     compare_bounded, compare_exact, padding, seed, Case, CaseGroup, Check, Context, Exact, Rejects,
     Verdict,
@@ -22,7 +27,7 @@ use rayon::prelude::*;
 use rosetta_core::{inputs, Buffer, Error, Result};
 
 /// How a case runs the product.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum How {
     /// `matmul_f32`: the plan's own choice for the device.
     Plan,
@@ -82,6 +87,17 @@ struct PaddedProduct {
     how: How,
 }
 
+impl PaddedProduct {
+    /// Inputs seeded by `s`: A's row m/2 starts with +∞, B's row 0 is zeros.
+    fn new(spec: MatmulSpec, how: How, s: u64) -> Self {
+        let mut a = inputs::f32_values(s, spec.m * spec.k);
+        a[spec.m / 2 * spec.k] = f32::INFINITY;
+        let mut b = inputs::f32_values(s ^ 1, spec.k * spec.n);
+        b[..spec.n].fill(0.0);
+        PaddedProduct { spec, a, b, how }
+    }
+}
+
 impl Check for PaddedProduct {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let plan = self.how.plan(ctx, &self.spec)?;
@@ -109,11 +125,7 @@ fn padded_case(spec: MatmulSpec, how: How) -> Case {
     );
     let s = seed(&name);
     Case::new(name, "matmul", CaseGroup::Ops, true, move || {
-        let mut a = inputs::f32_values(s, spec.m * spec.k);
-        a[spec.m / 2 * spec.k] = f32::INFINITY;
-        let mut b = inputs::f32_values(s ^ 1, spec.k * spec.n);
-        b[..spec.n].fill(0.0);
-        PaddedProduct { spec, a, b, how }
+        PaddedProduct::new(spec, how, s)
     })
 }
 
@@ -132,6 +144,37 @@ struct Product {
     b: Vec<f32>,
     how: How,
     expected: Expected,
+}
+
+impl Product {
+    /// Inputs from `values` seeded by `s`, checked under the bound.
+    fn generated(spec: MatmulSpec, how: How, s: u64, values: fn(u64, usize) -> Vec<f32>) -> Self {
+        let a = values(s, spec.m * spec.k);
+        let b = values(s ^ 1, spec.k * spec.n);
+        let expected = Expected::Bounded(matmul_ref(&a, &b, &spec));
+        Product {
+            spec,
+            a,
+            b,
+            how,
+            expected,
+        }
+    }
+
+    /// Integers below `below` seeded by `s`, checked exactly: the caller
+    /// keeps `k·(below − 1)²` below 2^24.
+    fn integers(spec: MatmulSpec, how: How, s: u64, below: u32) -> Self {
+        let a = small_ints(s, spec.m * spec.k, below);
+        let b = small_ints(s ^ 1, spec.k * spec.n, below);
+        let expected = Expected::Exact(integer_product(&a, &b, &spec));
+        Product {
+            spec,
+            a,
+            b,
+            how,
+            expected,
+        }
+    }
 }
 
 impl Check for Product {
@@ -162,16 +205,7 @@ fn generated_case(
 ) -> Case {
     let s = seed(&name);
     Case::new(name, "matmul", group, quick, move || {
-        let a = values(s, spec.m * spec.k);
-        let b = values(s ^ 1, spec.k * spec.n);
-        let expected = Expected::Bounded(matmul_ref(&a, &b, &spec));
-        Product {
-            spec,
-            a,
-            b,
-            how,
-            expected,
-        }
+        Product::generated(spec, how, s, values)
     })
 }
 
@@ -187,16 +221,7 @@ fn integer_case(
 ) -> Case {
     let s = seed(&name);
     Case::new(name, "matmul", group, quick, move || {
-        let a = small_ints(s, spec.m * spec.k, below);
-        let b = small_ints(s ^ 1, spec.k * spec.n, below);
-        let expected = Expected::Exact(integer_product(&a, &b, &spec));
-        Product {
-            spec,
-            a,
-            b,
-            how,
-            expected,
-        }
+        Product::integers(spec, how, s, below)
     })
 }
 
@@ -666,4 +691,650 @@ fn error_cases() -> Vec<Case> {
             mismatch,
         ),
     ]
+}
+
+/// Most multiply-adds a drawn case's kernels may run, counting what pads
+/// C's tiles and k's slices: a 1 × 1 product computes whole tiles (from
+/// 32 × 32 to 256 × 128), so [`MAX_WORK`] alone would let a case run
+/// 2^15 times the work it checks, seconds on lavapipe.
+const MAX_PADDED_WORK: u64 = 1 << 25;
+
+/// The longest extent of the drawn shapes kept balanced (none long, none
+/// thin): otherwise the first extent drawn takes most of the limits and
+/// leaves the others short.
+const BALANCED: usize = 256;
+
+/// Most k slices per chunk a drawn loop budget allows: budgets stay a few
+/// slices deep, far below any device's own (lavapipe's is 16 383
+/// iterations), so that k splits over many chunks at small k.
+const MAX_BUDGET_SLICES: u64 = 4;
+
+/// The values of a drawn case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// Uniform in [-1, 1), under the bound.
+    Uniform,
+    /// Products and sums that underflow ([`inputs::f32_underflowing`]),
+    /// under the bound.
+    Underflowing,
+    /// NaN and ±∞ among uniform values ([`inputs::f32_with_nonfinite`]).
+    NonFinite,
+    /// Integers in `0..below`, exact (`k·(below − 1)² < 2^24`).
+    Integers(u32),
+    /// [`PaddedProduct`]: NaN past A and B, a sentinel past C, a row with +∞.
+    Padded,
+}
+
+impl Values {
+    fn label(self) -> String {
+        match self {
+            Values::Uniform => "values in [-1, 1)".into(),
+            Values::Underflowing => "underflowing".into(),
+            Values::NonFinite => "with NaN and Inf".into(),
+            Values::Integers(below) => format!("values 0..{} exact", below - 1),
+            Values::Padded => "NaN past A and B, one row with Inf".into(),
+        }
+    }
+}
+
+/// Everything one random case draws.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Drawn {
+    spec: MatmulSpec,
+    how: How,
+    values: Values,
+    seed: u64,
+}
+
+impl Drawn {
+    fn name(&self) -> String {
+        let how = match self.how {
+            How::Plan => " the plan's choice".to_string(),
+            how => how.label(),
+        };
+        format!("{}{how}, {}", label(&self.spec), self.values.label())
+    }
+
+    /// Whether k is forced split (or split by a budget). Such a case runs
+    /// twice: the split sum's order is fixed (mod.rs), so results that
+    /// differ run to run are wrong even where the bound allows both.
+    fn splits(&self) -> bool {
+        match self.how {
+            How::Plan => false,
+            How::Variant(v) => v.split_k.is_some(),
+            How::Budget(..) => true,
+        }
+    }
+
+    /// The inputs and reference.
+    fn check(&self) -> DrawnCheck {
+        let (spec, how, s) = (self.spec, self.how, self.seed);
+        match self.values {
+            Values::Uniform => {
+                DrawnCheck::Product(Product::generated(spec, how, s, inputs::f32_values))
+            }
+            Values::Underflowing => {
+                DrawnCheck::Product(Product::generated(spec, how, s, inputs::f32_underflowing))
+            }
+            Values::NonFinite => {
+                DrawnCheck::Product(Product::generated(spec, how, s, inputs::f32_with_nonfinite))
+            }
+            Values::Integers(below) => DrawnCheck::Product(Product::integers(spec, how, s, below)),
+            Values::Padded => DrawnCheck::Padded(PaddedProduct::new(spec, how, s)),
+        }
+    }
+}
+
+/// A drawn case's check: a plain or a padded product.
+enum DrawnCheck {
+    Product(Product),
+    Padded(PaddedProduct),
+}
+
+impl Check for DrawnCheck {
+    fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
+        match self {
+            DrawnCheck::Product(p) => p.run(ctx),
+            DrawnCheck::Padded(p) => p.run(ctx),
+        }
+    }
+}
+
+/// A case of the `random` group (`Op::random_case`): everything drawn
+/// first ([`draw_product`]), so the case's inputs depend on the draw alone.
+pub(super) fn drawn_case(draw: &mut Draw) -> Case {
+    let drawn = draw_product(draw);
+    let repeat = if drawn.splits() { 2 } else { 1 };
+    Case::new(drawn.name(), "matmul", CaseGroup::Random, true, move || {
+        drawn.check()
+    })
+    .repeated(repeat)
+}
+
+/// The variant, the shape within the limits, then the values.
+fn draw_product(draw: &mut Draw) -> Drawn {
+    let (how, k_min) = draw_how(draw);
+    let spec = draw_shape(draw, k_min, &padding_of(&how));
+    let values = match draw.below(20) {
+        0..=6 => Values::Uniform,
+        7..=10 => Values::Integers(draw_below(draw, spec.k)),
+        11..=15 => Values::Padded,
+        16 | 17 => Values::Underflowing,
+        _ => Values::NonFinite,
+    };
+    Drawn {
+        spec,
+        how,
+        values,
+        seed: draw.seed(),
+    }
+}
+
+/// How the product runs, in equal shares: the plan's own choice, each
+/// tiling forced unsplit, each with k forced split; and in one share of
+/// those 2·tilings + 2 a tiling under an emulated loop budget. With it the
+/// least k for which it is what its name says: a forced split of at least
+/// two chunks (mostly as many as it asks for), a budget whose plan needs
+/// the sum passes it asks for.
+fn draw_how(draw: &mut Draw) -> (How, usize) {
+    let tilings = TILINGS.len();
+    let pick = draw.below(2 * tilings + 2);
+    if pick == 0 {
+        return (How::Plan, 1);
+    }
+    if pick <= tilings {
+        return (How::Variant(MatmulVariant::tiled(TILINGS[pick - 1])), 1);
+    }
+    if pick <= 2 * tilings {
+        let t = TILINGS[pick - 1 - tilings];
+        let depth = t.tile_k as usize;
+        // The most chunks whose least k (one slice each) keeps a 1 × 1
+        // product within the padded work.
+        let most = (MAX_PADDED_WORK / (tile_area(&t) * depth as u64)).min(64) as usize;
+        let asked = if draw.chance(50) {
+            draw.between(2, 5)
+        } else {
+            draw.length(64)
+        };
+        let chunks = asked.clamp(2, most);
+        // Mostly k with a slice for every chunk asked for; else as few as
+        // two slices, so that the plan cuts the split down to the slices.
+        let k_min = if draw.chance(80) {
+            (chunks - 1) * depth + 1
+        } else {
+            depth + 1
+        };
+        let v = MatmulVariant::tiled(t).split(chunks as u32);
+        return (How::Variant(v), k_min);
+    }
+    let t = *draw.pick(&TILINGS);
+    let depth = t.tile_k as u64;
+    let (per_tile, per_slice) = (
+        Algorithm::Tiled.loops_per_tile(&t),
+        Algorithm::Tiled.loops_per_slice(&t),
+    );
+    // A budget that takes exactly `slices` slices per chunk.
+    let slices = draw.between(1, MAX_BUDGET_SLICES as usize) as u64;
+    let budget = per_tile + slices * per_slice + draw.below(per_slice as usize) as u64;
+    // More than `slices·budget` slices make more chunks than one sum pass
+    // adds (its fan-in is below the budget): two passes, where that k keeps
+    // a 1 × 1 product within the padded work; else more than `slices`
+    // slices, so at least two chunks and one pass.
+    let two_passes = slices * depth * budget + 1;
+    let fits_two = (two_passes as usize) <= MAX_LEN
+        && tile_area(&t) * two_passes.next_multiple_of(depth) <= MAX_PADDED_WORK;
+    let (k_min, passes) = if fits_two && draw.chance(50) {
+        (two_passes, 2)
+    } else {
+        (slices * depth + 1, 1)
+    };
+    let mut v = MatmulVariant::tiled(t);
+    if draw.chance(25) {
+        v = v.split(draw.between(2, 4) as u32);
+    }
+    (How::Budget(v, budget, passes), k_min as usize)
+}
+
+/// `tile_m·tile_n`.
+fn tile_area(t: &Tiling) -> u64 {
+    u64::from(t.tile_m) * u64::from(t.tile_n)
+}
+
+/// What the kernels may compute for a product: `factor·⌈m⌉·⌈n⌉·⌈k⌉`
+/// multiply-adds, each extent rounded up to a multiple of the tile's.
+#[derive(Debug, Clone, Copy)]
+struct Padding {
+    tile: [usize; 3],
+    factor: u64,
+}
+
+impl Padding {
+    fn work(&self, [m, n, k]: [usize; 3]) -> u64 {
+        let [tm, tn, tk] = self.tile;
+        self.factor
+            * m.next_multiple_of(tm) as u64
+            * n.next_multiple_of(tn) as u64
+            * k.next_multiple_of(tk) as u64
+    }
+}
+
+/// The padded work bounds of a way to run: a forced tiling's own; for the
+/// plan's choice, the smallest tiling with the CPU backend's 64-deep slices
+/// (what it picks where every tiling would be mostly padding) and tiles at
+/// most twice C's extents each (the others the heuristic takes, or a tuner
+/// that measured square products of the shape's class).
+fn padding_of(how: &How) -> Vec<Padding> {
+    let tiling = |t: &Tiling| Padding {
+        tile: [t.tile_m as usize, t.tile_n as usize, t.tile_k as usize],
+        factor: 1,
+    };
+    match how {
+        How::Plan => {
+            let smallest = TILINGS[TILINGS.len() - 1];
+            vec![
+                Padding {
+                    tile: [smallest.tile_m as usize, smallest.tile_n as usize, 64],
+                    factor: 1,
+                },
+                Padding {
+                    tile: [1, 1, 64],
+                    factor: 4,
+                },
+            ]
+        }
+        How::Variant(v) | How::Budget(v, ..) => vec![tiling(&v.tiling)],
+    }
+}
+
+/// Whether `[m, n, k]` is within the random group's limits: each operand
+/// at most [`MAX_LEN`] elements, at most [`MAX_WORK`] multiply-adds, and
+/// [`MAX_PADDED_WORK`] under every padding.
+fn within_limits(dims: [usize; 3], padding: &[Padding]) -> bool {
+    let [m, n, k] = dims.map(|d| d as u64);
+    let len = MAX_LEN as u64;
+    m * k <= len
+        && k * n <= len
+        && m * n <= len
+        && m * n * k <= MAX_WORK as u64
+        && padding.iter().all(|p| p.work(dims) <= MAX_PADDED_WORK)
+}
+
+/// A shape within the limits with `k >= k_min`: now and then a degenerate
+/// one (a row or a column vector, an outer product, a dot product, a tiny
+/// C under a long k, a short k under a large C) or one with no extent past
+/// [`BALANCED`], and the remaining extents drawn in a random order, each
+/// with [`Draw::length`] up to the largest the limits allow with the ones
+/// not yet drawn at their least.
+fn draw_shape(draw: &mut Draw, k_min: usize, padding: &[Padding]) -> MatmulSpec {
+    const M: usize = 0;
+    const N: usize = 1;
+    const K: usize = 2;
+    let least = [1, 1, k_min];
+    let mut dims: [Option<usize>; 3] = [None; 3];
+    let mut ceiling = [MAX_LEN; 3];
+    match draw.below(10) {
+        0 => dims[M] = Some(1),
+        1 => dims[N] = Some(1),
+        2 if k_min == 1 => dims[K] = Some(1),
+        3 => dims[..2].fill(Some(1)),
+        4 => {
+            dims[M] = Some(draw.length(4));
+            dims[N] = Some(draw.length(4));
+        }
+        5 if k_min <= 4 => dims[K] = Some(draw.between(k_min, 4)),
+        6 => ceiling = [BALANCED, BALANCED, BALANCED.max(k_min)],
+        _ => {}
+    }
+    let order = *draw.pick(&[
+        [M, N, K],
+        [M, K, N],
+        [N, M, K],
+        [N, K, M],
+        [K, M, N],
+        [K, N, M],
+    ]);
+    for d in order {
+        if dims[d].is_some() {
+            continue;
+        }
+        let at = |v: usize| {
+            let mut shape = [0; 3];
+            for (i, extent) in shape.iter_mut().enumerate() {
+                *extent = if i == d {
+                    v
+                } else {
+                    dims[i].unwrap_or(least[i])
+                };
+            }
+            shape
+        };
+        // The largest extent within the limits (they only tighten as it
+        // grows).
+        let (mut lo, mut hi) = (least[d], ceiling[d]);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if within_limits(at(mid), padding) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        dims[d] = Some(at_least(draw, least[d], lo));
+    }
+    let [m, n, k] = dims.map(|d| d.unwrap_or(1));
+    MatmulSpec { m, k, n }
+}
+
+/// A length in `lo..=max` from [`Draw::length`] (the edges of powers of
+/// two), or uniform where a few draws of it fall below `lo`.
+fn at_least(draw: &mut Draw, lo: usize, max: usize) -> usize {
+    if lo >= max {
+        return lo;
+    }
+    for _ in 0..8 {
+        let v = draw.length(max);
+        if v >= lo {
+            return v;
+        }
+    }
+    draw.between(lo, max)
+}
+
+/// The integers' bound `below` for a product over `k`: at most 64, and
+/// `k·(below − 1)² < 2^24`, so that every partial sum is exact.
+fn draw_below(draw: &mut Draw, k: usize) -> u32 {
+    let top = (((1u64 << 24) - 1) / k as u64).isqrt();
+    draw.between(2, (top as usize + 1).min(64)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{geometry, heuristic_variant};
+    use super::*;
+    use rosetta_core::{Capabilities, DeviceType, Language};
+    use std::collections::{BTreeSet, HashSet};
+    use std::time::Duration;
+
+    fn draws(seed: u64, count: u64) -> Vec<Drawn> {
+        (0..count)
+            .map(|i| draw_product(&mut Draw::new(seed, "matmul", i)))
+            .collect()
+    }
+
+    /// The kinds of values, by name.
+    fn kind(values: Values) -> &'static str {
+        match values {
+            Values::Uniform => "uniform",
+            Values::Underflowing => "underflowing",
+            Values::NonFinite => "non-finite",
+            Values::Integers(_) => "integers",
+            Values::Padded => "padded",
+        }
+    }
+
+    /// Multiply-adds the kernels run for `spec` under `t`, padding and all.
+    fn padded_work(spec: &MatmulSpec, t: &Tiling) -> u64 {
+        let up = |v: usize, tile: u32| v.next_multiple_of(tile as usize) as u64;
+        up(spec.m, t.tile_m) * up(spec.n, t.tile_n) * up(spec.k, t.tile_k)
+    }
+
+    #[test]
+    fn draws_cover_every_variant_shape_edge_and_value_kind_within_the_limits() {
+        let all: Vec<Drawn> = (1..=2).flat_map(|seed| draws(seed, 300)).collect();
+        let mut plan = 0;
+        let (mut unsplit, mut split, mut budgets) =
+            (HashSet::new(), HashSet::new(), HashSet::new());
+        let mut passes = BTreeSet::new();
+        let mut kinds = BTreeSet::new();
+        let mut edges = BTreeSet::new();
+        for d in &all {
+            let MatmulSpec { m, k, n } = d.spec;
+            let name = d.name();
+            assert!(m >= 1 && n >= 1 && k >= 1, "{name}");
+            assert!(
+                m * k <= MAX_LEN && k * n <= MAX_LEN && m * n <= MAX_LEN,
+                "{name}"
+            );
+            assert!(m * n * k <= MAX_WORK, "{name}");
+            match d.how {
+                How::Plan => plan += 1,
+                How::Variant(v) => {
+                    assert!(padded_work(&d.spec, &v.tiling) <= MAX_PADDED_WORK, "{name}");
+                    match v.split_k {
+                        None => unsplit.insert(v.tiling),
+                        // At least two slices, so the split splits.
+                        Some(_) => {
+                            assert!(k > v.tiling.tile_k as usize, "{name}");
+                            split.insert(v.tiling)
+                        }
+                    };
+                }
+                How::Budget(v, budget, want) => {
+                    assert!(padded_work(&d.spec, &v.tiling) <= MAX_PADDED_WORK, "{name}");
+                    let per_tile = Algorithm::Tiled.loops_per_tile(&v.tiling);
+                    let per_slice = Algorithm::Tiled.loops_per_slice(&v.tiling);
+                    assert!(budget >= per_tile + per_slice, "{name}");
+                    assert!(budget <= 65_535 / 4, "{name}: over lavapipe's own budget");
+                    budgets.insert(v.tiling);
+                    passes.insert(want);
+                }
+            }
+            kinds.insert(kind(d.values));
+            if let Values::Integers(below) = d.values {
+                let top = u64::from(below - 1);
+                assert!(below >= 2 && k as u64 * top * top < 1 << 24, "{name}");
+            }
+            for (edge, hit) in [
+                ("m = 1", m == 1),
+                ("n = 1", n == 1),
+                ("k = 1", k == 1),
+                ("a dot product", m == 1 && n == 1 && k > 1000),
+                ("long k, tiny C", m * n <= 16 && k >= 4096),
+                ("short k, large C", k <= 4 && m * n >= 1 << 16),
+                ("wide", n >= 1 << 14 && m > 1),
+                ("tall", m >= 1 << 14 && n > 1),
+                ("square-ish", m.min(n).min(k) >= 64),
+                (
+                    "2^j - 1",
+                    [m, n, k]
+                        .iter()
+                        .any(|&v| v > 2 && (v + 1).is_power_of_two()),
+                ),
+                (
+                    "2^j + 1",
+                    [m, n, k]
+                        .iter()
+                        .any(|&v| v > 3 && (v - 1).is_power_of_two()),
+                ),
+            ] {
+                if hit {
+                    edges.insert(edge);
+                }
+            }
+        }
+        assert!(
+            plan >= 20,
+            "the plan's own choice {plan} times in {}",
+            all.len()
+        );
+        let tilings: HashSet<Tiling> = TILINGS.into_iter().collect();
+        assert_eq!(unsplit, tilings, "unsplit");
+        assert_eq!(split, tilings, "split");
+        assert_eq!(budgets, tilings, "under a loop budget");
+        assert_eq!(passes, BTreeSet::from([1, 2]), "sum passes asked for");
+        assert_eq!(kinds.len(), 5, "{kinds:?}");
+        assert_eq!(edges.len(), 11, "{edges:?}");
+    }
+
+    /// Devices like those the suite runs on: lavapipe (loop cap, 128 MiB
+    /// buffers), PoCL, the CPU backend, and a large GPU.
+    fn devices() -> Vec<(&'static str, Capabilities, Vec<Language>)> {
+        let lavapipe = Capabilities {
+            max_buffer_bytes: 128 << 20,
+            ..Capabilities::software_device()
+        };
+        let pocl = Capabilities {
+            loop_limit: None,
+            compute_units: 2,
+            max_shared_bytes: 1 << 20,
+            max_groups: [i32::MAX as u32, 65_535, 65_535],
+            max_buffer_bytes: 8 << 30,
+            ..Capabilities::software_device()
+        };
+        let cpu = Capabilities {
+            max_shared_bytes: 256 << 10,
+            ..pocl.clone()
+        };
+        let gpu = Capabilities {
+            device_type: DeviceType::DiscreteGpu,
+            loop_limit: None,
+            compute_units: 132,
+            max_shared_bytes: 227 << 10,
+            async_copy: true,
+            max_buffer_bytes: 80 << 30,
+            ..Capabilities::software_device()
+        };
+        vec![
+            ("lavapipe", lavapipe, vec![Language::Glsl, Language::Wgsl]),
+            ("pocl", pocl, vec![Language::OpenCl]),
+            ("cpu", cpu, vec![Language::Rust]),
+            (
+                "gpu",
+                gpu,
+                vec![
+                    Language::Cuda,
+                    Language::OpenCl,
+                    Language::Glsl,
+                    Language::Wgsl,
+                ],
+            ),
+        ]
+    }
+
+    /// Every drawn shape plans on every device as its name says: forced
+    /// splits split, budgets need their sum passes, every invocation stays
+    /// within the budget, and the plan's own choice stays within the padded
+    /// work the draw assumed for it.
+    #[test]
+    fn drawn_shapes_plan_on_every_kind_of_device() {
+        let mut planned = 0;
+        for d in draws(3, 400) {
+            let name = d.name();
+            for (device, caps, languages) in devices() {
+                for language in languages {
+                    let (variant, budget) = match d.how {
+                        How::Plan => {
+                            let split = language != Language::Rust;
+                            let v = heuristic_variant(&caps, language, &d.spec, split)
+                                .unwrap_or_else(|| panic!("{name}: no variant on {device}"));
+                            // The CPU backend runs the tiling 64 deep.
+                            let t = Tiling {
+                                tile_k: 64,
+                                ..v.tiling
+                            };
+                            assert!(padded_work(&d.spec, &t) <= MAX_PADDED_WORK, "{name}: {v}");
+                            (v, u64::MAX)
+                        }
+                        How::Variant(v) => (v, u64::MAX),
+                        How::Budget(v, budget, _) => (v, budget),
+                    };
+                    assert!(variant.tiling.fits(&caps, language), "{name} on {device}");
+                    let budget = budget.min(caps.loop_budget());
+                    let g = geometry(&caps, language, &d.spec, &variant, budget)
+                        .unwrap_or_else(|e| panic!("{name} on {device} {language:?}: {e}"));
+                    assert!(g.loops <= budget, "{name} on {device}");
+                    match d.how {
+                        How::Variant(v) if v.split_k.is_some() => {
+                            assert!(g.chunks >= 2, "{name} on {device}: {g:?}");
+                        }
+                        How::Budget(_, _, passes) => {
+                            assert!(g.sums.len() >= passes, "{name} on {device}: {g:?}");
+                        }
+                        _ => {}
+                    }
+                    planned += 1;
+                }
+            }
+        }
+        assert_eq!(planned, 400 * 8);
+    }
+
+    /// The least k a forced split or a budget is drawn with already makes
+    /// it what its name says (the shapes above mostly have more k).
+    #[test]
+    fn the_least_k_of_a_split_or_budget_splits_as_named() {
+        let (mut splits, mut two_passes) = (0, 0);
+        for i in 0..2000 {
+            let (how, k_min) = draw_how(&mut Draw::new(4, "matmul", i));
+            let spec = shape(1, 1, k_min);
+            for (device, caps, languages) in devices() {
+                for language in languages {
+                    let (v, budget, passes) = match how {
+                        How::Plan => continue,
+                        How::Variant(v) if v.split_k.is_some() => (v, u64::MAX, 1),
+                        How::Variant(_) => continue,
+                        How::Budget(v, budget, passes) => (v, budget, passes),
+                    };
+                    let budget = budget.min(caps.loop_budget());
+                    let g = geometry(&caps, language, &spec, &v, budget)
+                        .unwrap_or_else(|e| panic!("{v} K={k_min} on {device}: {e}"));
+                    let what = how.label();
+                    assert!(g.chunks >= 2, "{what} K={k_min} on {device}: {g:?}");
+                    assert!(
+                        g.sums.len() >= passes,
+                        "{what} K={k_min} on {device}: {g:?}"
+                    );
+                    splits += 1;
+                    two_passes += usize::from(passes == 2);
+                }
+            }
+        }
+        assert!(
+            splits > 1000 && two_passes > 50,
+            "{splits} splits, {two_passes} of two passes"
+        );
+    }
+
+    #[test]
+    fn a_draw_repeats_and_its_name_says_what_was_drawn() {
+        for i in 0..50 {
+            let d = draw_product(&mut Draw::new(9, "matmul", i));
+            assert_eq!(d, draw_product(&mut Draw::new(9, "matmul", i)));
+            let case = drawn_case(&mut Draw::new(9, "matmul", i));
+            assert_eq!(case.name, d.name());
+            assert_eq!(
+                (case.op, case.group, case.quick),
+                ("matmul", CaseGroup::Random, true)
+            );
+            assert_eq!(case.repeat, if d.splits() { 2 } else { 1 });
+            assert!(case.name.starts_with(&label(&d.spec)), "{}", case.name);
+            assert!(case.name.ends_with(&d.values.label()), "{}", case.name);
+            if let How::Variant(v) | How::Budget(v, ..) = d.how {
+                assert!(case.name.contains(&format!(" {v}")), "{}", case.name);
+            }
+        }
+        let names: BTreeSet<String> = draws(9, 50).iter().map(Drawn::name).collect();
+        assert!(names.len() >= 48, "{} distinct names in 50", names.len());
+        assert_ne!(draws(9, 5), draws(10, 5));
+    }
+
+    /// The first drawn cases of the suite's default seed, on the CPU
+    /// backend (its Rust kernels, every forced tiling).
+    #[test]
+    fn drawn_cases_pass_on_the_cpu_backend() {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        let ctx = Context {
+            backend: &backend,
+            quick: true,
+            budget: Duration::from_millis(200),
+        };
+        let failures: Vec<String> = (0..24)
+            .map(|i| drawn_case(&mut Draw::new(1, "matmul", i)))
+            .filter_map(|case| {
+                let verdict = case.run_on(case.prepare().as_ref(), &ctx);
+                (!verdict.passed()).then(|| format!("{}: {}", case.name, verdict.detail))
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 }

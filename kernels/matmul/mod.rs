@@ -267,6 +267,10 @@ impl Op for Matmul {
         cases::cases()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        cases::drawn_case(draw)
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         // Square products; the large GPU preset also gives cuBLAS's smaller
         // reference points.

@@ -21,15 +21,18 @@ pub enum CaseGroup {
     Limits,
     /// Memory-model litmus tests.
     MemoryModel,
+    /// Variants, shapes and values drawn from a seed ([`super::random`]).
+    Random,
 }
 
 impl CaseGroup {
     /// Every group.
-    pub const ALL: [CaseGroup; 4] = [
+    pub const ALL: [CaseGroup; 5] = [
         CaseGroup::Ops,
         CaseGroup::Errors,
         CaseGroup::Limits,
         CaseGroup::MemoryModel,
+        CaseGroup::Random,
     ];
 
     /// The name used by `--group` and JSON.
@@ -39,6 +42,7 @@ impl CaseGroup {
             CaseGroup::Errors => "errors",
             CaseGroup::Limits => "limits",
             CaseGroup::MemoryModel => "memory-model",
+            CaseGroup::Random => "random",
         }
     }
 }

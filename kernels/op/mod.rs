@@ -16,6 +16,7 @@ mod exact;
 mod geometry;
 pub mod padding;
 mod preset;
+pub mod random;
 mod tuning;
 mod workload;
 
@@ -55,6 +56,15 @@ pub trait Op: Send + Sync {
 
     /// The conformance cases (every group: ops, errors, limits).
     fn cases(&self) -> Vec<Case>;
+
+    /// One case of the `random` group, everything about it drawn from
+    /// `draw`: a variant of the op's plan (every variant the tuner could
+    /// pick, or the plan's own choice), a shape (lengths from
+    /// [`random::Draw::length`], within [`random::MAX_LEN`] and
+    /// [`random::MAX_WORK`]) and values, through buffers padded past the
+    /// data where the op's checks allow. The name says what was drawn; the
+    /// runner prefixes the seed and index and sets the group.
+    fn random_case(&self, draw: &mut random::Draw) -> Case;
 
     /// Benchmark workloads for `device` at a size preset. Workloads whose
     /// plan has variants list them, and carry the class the tuner keys on.

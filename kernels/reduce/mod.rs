@@ -225,6 +225,10 @@ impl Op for Reduce {
         cases::cases()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        cases::drawn_case(draw)
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         // Bandwidth against size: the sum from 2^16 up to the preset's size.
         (16..=crate::op::big_log2(size, device))

@@ -99,9 +99,10 @@ pub fn sum_f32(x: &[f32]) -> Exact {
         .reduce(Exact::default, Exact::merge)
 }
 
-/// Min or max of f32 values; NaN propagates (as numpy and torch), and −0
-/// orders below +0 (IEEE 754's minimum / maximum: the min of −0 and +0 is
-/// −0 whatever their order). `None` when empty.
+/// Min or max of f32 values; NaN propagates (as numpy and torch) as the
+/// one quiet NaN `0x7fc00000`, whatever NaN came in — a lone value too —
+/// and −0 orders below +0 (IEEE 754's minimum / maximum: the min of −0 and
+/// +0 is −0 whatever their order). `None` when empty.
 pub fn min_max_f32(x: &[f32], op: ReduceOp) -> Option<f32> {
     let pick = |a: f32, b: f32| -> f32 {
         if a.is_nan() || b.is_nan() {
@@ -122,6 +123,9 @@ pub fn min_max_f32(x: &[f32], op: ReduceOp) -> Option<f32> {
                 (None, b) => b,
             },
         )
+        // `pick` makes every NaN it sees the quiet one; a lone value is
+        // never picked.
+        .map(|m| if m.is_nan() { f32::NAN } else { m })
 }
 
 /// Integers with wrapping addition (i32, u32).
@@ -190,6 +194,22 @@ mod tests {
             Some(f32::NEG_INFINITY)
         );
         assert_eq!(min_max_f32(&[], ReduceOp::Max), None);
+    }
+
+    /// Any NaN gives the one quiet NaN, a lone one too (the reference gave
+    /// a lone signalling NaN back as it came, and the kernels that did the
+    /// same passed against it).
+    #[test]
+    fn every_nan_result_is_the_quiet_nan() {
+        for bits in [0xff80_0001u32, 0x7f80_0001, 0xffc0_0000, 0x7fc0_1234] {
+            let nan = f32::from_bits(bits);
+            for x in [&[nan][..], &[nan, 1.0], &[1.0, nan], &[nan, nan]] {
+                for op in [ReduceOp::Min, ReduceOp::Max] {
+                    let got = min_max_f32(x, op).unwrap();
+                    assert_eq!(got.to_bits(), 0x7fc0_0000, "{bits:#x} {x:?} {op:?}");
+                }
+            }
+        }
     }
 
     #[test]

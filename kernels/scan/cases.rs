@@ -3,6 +3,7 @@
 
 use super::plan::{scan_slice, ScanPlan, ScanVariant};
 use super::spec::{prefix_bound, prefix_f32, prefix_words, ScanSpec};
+use crate::op::random::{self, Draw};
 use crate::op::{
     checked_indices, compare_bounded, compare_exact, padding, preferred_group_size, seed, Case,
     CaseGroup, Check, Context, Exact, Rejects, Verdict,
@@ -21,6 +22,12 @@ struct ScanCheck {
     exact: Vec<Exact>,
     /// Integers (and exact f32 inputs): the expected words.
     expected: Vec<u32>,
+    /// Every level's grid at most this many workgroups wide
+    /// ([`ScanPlan::with_grid`]; with a variant only).
+    max_x: Option<u32>,
+    /// Through buffers longer than the data, as [`PaddedScan`]: junk past
+    /// the input, the sentinel past the output.
+    padded: bool,
 }
 
 impl ScanCheck {
@@ -42,14 +49,49 @@ impl ScanCheck {
             variant,
             exact,
             expected,
+            max_x: None,
+            padded: false,
         }
+    }
+
+    /// The words of the plan's output (`len` of them), through padded
+    /// buffers and a narrowed grid where asked; `Err(verdict)` where a word
+    /// past the output changed.
+    fn scan(&self, ctx: &Context<'_>) -> Result<std::result::Result<Vec<u32>, Verdict>> {
+        let backend = ctx.backend;
+        let len = self.words.len();
+        let spec = ScanSpec {
+            elem: self.elem,
+            len,
+        };
+        let plan = match self.variant {
+            Some(variant) => ScanPlan::with_grid(backend, &spec, variant, self.max_x)?,
+            None => ScanPlan::new(backend, &spec)?,
+        };
+        if !self.padded {
+            let input = Buffer::from_slice(backend, &self.words)?;
+            let output = backend.alloc(len as u64 * 4)?;
+            plan.encode(&input, &output)?;
+            return Ok(Ok(output.read(len)?));
+        }
+        let mut words = self.words.clone();
+        words.extend([f32::NAN.to_bits(); padding::PADDING]);
+        let input = Buffer::from_slice(backend, &words)?;
+        let output = Buffer::from_slice(backend, &padding::sentinel_output(len))?;
+        plan.encode(&input, &output)?;
+        let mut got: Vec<u32> = output.read(len + padding::PADDING)?;
+        if let Some(fail) = padding::sentinel_changed(bytemuck::cast_slice(&got), len) {
+            return Ok(Err(fail));
+        }
+        got.truncate(len);
+        Ok(Ok(got))
     }
 }
 
 impl Check for ScanCheck {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let got: Vec<u32> = match self.variant {
-            None => match self.elem {
+            None if !self.padded => match self.elem {
                 Elem::F32 => bytemuck::cast_vec(scan_slice::<f32>(
                     ctx.backend,
                     bytemuck::cast_slice(&self.words),
@@ -60,17 +102,10 @@ impl Check for ScanCheck {
                 )?),
                 _ => scan_slice::<u32>(ctx.backend, &self.words)?,
             },
-            Some(variant) => {
-                let spec = ScanSpec {
-                    elem: self.elem,
-                    len: self.words.len(),
-                };
-                let plan = ScanPlan::with_variant(ctx.backend, &spec, variant)?;
-                let input = Buffer::from_slice(ctx.backend, &self.words)?;
-                let output = ctx.backend.alloc(self.words.len() as u64 * 4)?;
-                plan.encode(&input, &output)?;
-                output.read(self.words.len())?
-            }
+            _ => match self.scan(ctx)? {
+                Ok(got) => got,
+                Err(fail) => return Ok(fail),
+            },
         };
         Ok(if self.expected.is_empty() && self.elem == Elem::F32 {
             compare_bounded(bytemuck::cast_slice(&got), &self.exact, prefix_bound)
@@ -167,29 +202,37 @@ fn case(
 fn signed_zeros_case(len: usize, variant: Option<ScanVariant>) -> Case {
     let name = case_name(Elem::F32, len, " signed zeros", variant);
     Case::new(name, "scan", CaseGroup::Ops, true, move || {
-        let values: Vec<f32> = (0..len)
-            .map(|i| match (i < len * 2 / 3, i % 3) {
-                (true, _) | (false, 2) => -0.0,
-                (false, 0) => 1.0,
-                _ => 0.0,
-            })
-            .collect();
-        let mut sum = -0.0f32;
-        let expected = values
-            .iter()
-            .map(|&x| {
-                sum += x;
-                sum.to_bits()
-            })
-            .collect();
+        let (words, expected) = signed_zeros(len);
         ScanCheck {
             elem: Elem::F32,
-            words: bytemuck::cast_vec(values),
+            words,
             variant,
             exact: Vec::new(),
             expected,
+            max_x: None,
+            padded: false,
         }
     })
+}
+
+/// The values of [`signed_zeros_case`] and their prefix sums (bits).
+fn signed_zeros(len: usize) -> (Vec<u32>, Vec<u32>) {
+    let values: Vec<f32> = (0..len)
+        .map(|i| match (i < len * 2 / 3, i % 3) {
+            (true, _) | (false, 2) => -0.0,
+            (false, 0) => 1.0,
+            _ => 0.0,
+        })
+        .collect();
+    let mut sum = -0.0f32;
+    let expected = values
+        .iter()
+        .map(|&x| {
+            sum += x;
+            sum.to_bits()
+        })
+        .collect();
+    (bytemuck::cast_vec(values), expected)
 }
 
 fn f32_words(seed: u64, len: usize) -> Vec<u32> {
@@ -442,4 +485,349 @@ fn error_cases() -> Vec<Case> {
             },
         },
     )]
+}
+
+/// The values a drawn scan takes (f32 unless said).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// f32 uniform in [−1, 1); i32 and u32 over their whole range (sums
+    /// wrap).
+    Random,
+    /// Integers in [−k, k] with n·k ≤ 2^24: every partial sum is exact, so
+    /// every output must be too, bit for bit.
+    Integers,
+    /// Random values, every fourth a subnormal or zero.
+    WithSubnormals,
+    /// Random values with one NaN or infinity (`bits`) at `at`: every
+    /// later output is NaN or that infinity.
+    Special { bits: u32, at: usize },
+    /// Random values with +Inf, NaN and −Inf (`inputs::f32_with_nonfinite`).
+    NanAndInf,
+    /// Two thirds −0, then ones, +0s and −0s ([`signed_zeros_case`]).
+    SignedZeros,
+    /// i32::MAX or u32::MAX everywhere (sums wrap).
+    AllMax,
+    /// Integer ones: output `i` is `i + 1`.
+    Ones,
+}
+
+/// Special values a drawn f32 scan holds one of.
+const SPECIALS: [u32; 4] = [0x7fc0_0000, 0xff80_0001, 0x7f80_0000, 0xff80_0000];
+
+impl Kind {
+    /// The kinds `elem` takes (positions are drawn by [`Kind::draw`]).
+    fn all(elem: Elem) -> &'static [Kind] {
+        const F32: [Kind; 6] = [
+            Kind::Random,
+            Kind::Integers,
+            Kind::WithSubnormals,
+            Kind::Special { bits: 0, at: 0 },
+            Kind::NanAndInf,
+            Kind::SignedZeros,
+        ];
+        const INT: [Kind; 3] = [Kind::Random, Kind::AllMax, Kind::Ones];
+        if elem == Elem::F32 {
+            &F32
+        } else {
+            &INT
+        }
+    }
+
+    fn draw(draw: &mut Draw, elem: Elem, len: usize) -> Kind {
+        if len == 0 {
+            return Kind::Random;
+        }
+        match *draw.pick(Kind::all(elem)) {
+            Kind::Special { .. } => Kind::Special {
+                bits: *draw.pick(&SPECIALS),
+                at: match draw.below(3) {
+                    0 => 0,
+                    1 => len - 1,
+                    _ => draw.below(len),
+                },
+            },
+            other => other,
+        }
+    }
+
+    fn label(self, elem: Elem) -> String {
+        match self {
+            Kind::Random => "random".into(),
+            Kind::Integers => "exact integers".into(),
+            Kind::WithSubnormals => "with subnormals".into(),
+            Kind::Special { bits, at } if f32::from_bits(bits).is_nan() => {
+                format!("NaN {bits:#010x} at {at}")
+            }
+            Kind::Special { bits, at } => format!("{} at {at}", f32::from_bits(bits)),
+            Kind::NanAndInf => "with NaN and Inf".into(),
+            Kind::SignedZeros => "signed zeros".into(),
+            Kind::AllMax => format!("all {elem}::MAX (wraps)"),
+            Kind::Ones => "ones".into(),
+        }
+    }
+
+    /// The check of `len` values of `elem` from `seed` (plain buffers, the
+    /// grid as wide as the device allows).
+    fn check(self, elem: Elem, seed: u64, len: usize, variant: Option<ScanVariant>) -> ScanCheck {
+        let words = match self {
+            Kind::Random => values_for(elem)(seed, len),
+            Kind::Integers => {
+                let k = ((1usize << 24) / len.max(1)).clamp(1, 1000) as u32;
+                inputs::u32_below(seed, len, 2 * k + 1)
+                    .into_iter()
+                    .map(|v| ((f64::from(v) - f64::from(k)) as f32).to_bits())
+                    .collect()
+            }
+            Kind::WithSubnormals => bytemuck::cast_vec(inputs::f32_with_subnormals(seed, len)),
+            Kind::Special { bits, at } => {
+                let mut x = f32_words(seed, len);
+                x[at] = bits;
+                x
+            }
+            Kind::NanAndInf => bytemuck::cast_vec(inputs::f32_with_nonfinite(seed, len)),
+            Kind::SignedZeros => {
+                let (words, expected) = signed_zeros(len);
+                return ScanCheck {
+                    elem,
+                    words,
+                    variant,
+                    exact: Vec::new(),
+                    expected,
+                    max_x: None,
+                    padded: false,
+                };
+            }
+            Kind::AllMax if elem == Elem::I32 => vec![i32::MAX as u32; len],
+            Kind::AllMax => vec![u32::MAX; len],
+            Kind::Ones => vec![1; len],
+        };
+        ScanCheck::new(elem, words, variant, self == Kind::Integers)
+    }
+}
+
+/// How a drawn scan is planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Planned {
+    /// The plan's own choice ([`ScanPlan::new`]).
+    OwnChoice,
+    /// A variant forced.
+    Forced(ScanVariant),
+    /// A variant forced on a grid at most `max_x` workgroups wide, so tiles
+    /// lie along y ([`NarrowGrid`]).
+    Narrow(ScanVariant, u32),
+}
+
+/// Everything a drawn scan case is made of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Drawn {
+    elem: Elem,
+    len: usize,
+    kind: Kind,
+    planned: Planned,
+    /// NaN past the input, the sentinel past the output ([`PaddedScan`]).
+    padded: bool,
+    /// Runs per device, bit-identical.
+    repeat: usize,
+    seed: u64,
+}
+
+impl Drawn {
+    fn draw(draw: &mut Draw) -> Drawn {
+        let elem = *draw.pick(&[Elem::F32, Elem::I32, Elem::U32]);
+        let len = if draw.chance(3) {
+            0
+        } else {
+            draw.length(random::MAX_LEN)
+        };
+        let kind = Kind::draw(draw, elem, len);
+        let variant = *draw.pick(&ScanVariant::ALL);
+        let planned = match draw.below(7) {
+            0 => Planned::OwnChoice,
+            1..=3 => Planned::Forced(variant),
+            // Narrow grids: 1 wide (every tile along y) to 3 (a last row
+            // with workgroups past the last tile).
+            _ => Planned::Narrow(variant, draw.between(1, 3) as u32),
+        };
+        Drawn {
+            elem,
+            len,
+            kind,
+            planned,
+            padded: draw.chance(30),
+            repeat: if draw.chance(10) { 3 } else { 1 },
+            seed: draw.seed(),
+        }
+    }
+
+    fn name(&self) -> String {
+        let planned = match self.planned {
+            Planned::OwnChoice => "own choice".to_string(),
+            Planned::Forced(v) => v.name(),
+            Planned::Narrow(v, x) => format!("{} on a grid {x} wide", v.name()),
+        };
+        let mut name = format!(
+            "scan {} n={} {} {planned}",
+            self.elem,
+            self.len,
+            self.kind.label(self.elem)
+        );
+        if self.padded {
+            name += " padded";
+        }
+        if self.repeat > 1 {
+            name += &format!(" x{} bit-identical", self.repeat);
+        }
+        name
+    }
+
+    fn check(&self) -> ScanCheck {
+        let (variant, max_x) = match self.planned {
+            Planned::OwnChoice => (None, None),
+            Planned::Forced(v) => (Some(v), None),
+            Planned::Narrow(v, x) => (Some(v), Some(x)),
+        };
+        let mut check = self.kind.check(self.elem, self.seed, self.len, variant);
+        check.max_x = max_x;
+        check.padded = self.padded;
+        check
+    }
+
+    fn case(self) -> Case {
+        Case::new(self.name(), "scan", CaseGroup::Random, true, move || {
+            self.check()
+        })
+        .repeated(self.repeat)
+    }
+}
+
+/// A case of the `random` group (see `Op::random_case`): an element type,
+/// length, kind of values and plan (its own choice, a forced variant, or
+/// one on a narrow grid) drawn from `draw`, plain or padded.
+pub(super) fn drawn_case(draw: &mut Draw) -> Case {
+    Drawn::draw(draw).case()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Status;
+    use std::collections::BTreeSet;
+    use std::mem::discriminant;
+
+    fn draws(seed: u64, count: u64) -> Vec<Drawn> {
+        (0..count)
+            .map(|i| Drawn::draw(&mut Draw::new(seed, "scan", i)))
+            .collect()
+    }
+
+    #[test]
+    fn draws_cover_every_plan_type_and_kind_within_limits() {
+        let all = draws(1, 500);
+        let mut plans = BTreeSet::new();
+        let mut kinds = BTreeSet::new();
+        for d in &all {
+            assert!(d.len <= random::MAX_LEN, "{d:?}");
+            let index = Kind::all(d.elem)
+                .iter()
+                .position(|k| discriminant(k) == discriminant(&d.kind))
+                .unwrap_or_else(|| panic!("{d:?}"));
+            kinds.insert((d.elem.name(), index));
+            if let Kind::Special { at, .. } = d.kind {
+                assert!(at < d.len, "{d:?}");
+            }
+            plans.insert(match d.planned {
+                Planned::OwnChoice => "own".to_string(),
+                Planned::Forced(v) => v.name(),
+                Planned::Narrow(v, x) => {
+                    assert!((1..=3).contains(&x), "{d:?}");
+                    format!("{} {x} wide", v.name())
+                }
+            });
+            let check = d.check();
+            assert_eq!(check.words.len(), d.len);
+            assert_eq!(check.padded, d.padded);
+        }
+        // Own choice, 3 variants, 3 variants on grids 1, 2 and 3 wide.
+        assert_eq!(plans.len(), 1 + 3 + 9, "{plans:?}");
+        assert_eq!(kinds.len(), 6 + 3 + 3, "{kinds:?}");
+        let any = |f: &dyn Fn(&Drawn) -> bool| all.iter().any(f);
+        assert!(any(&|d| d.padded) && any(&|d| !d.padded) && any(&|d| d.repeat > 1));
+        assert!(any(&|d| d.len == 0));
+        assert!(any(&|d| d.len > 1 << 12 && (d.len - 1).is_power_of_two()));
+        let specials: BTreeSet<u32> = all
+            .iter()
+            .filter_map(|d| match d.kind {
+                Kind::Special { bits, .. } => Some(bits),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(specials.len(), SPECIALS.len());
+        assert_eq!(draws(1, 500), all);
+    }
+
+    #[test]
+    fn exact_kinds_are_checked_bit_for_bit() {
+        for (elem, kind) in [
+            (Elem::F32, Kind::Integers),
+            (Elem::F32, Kind::SignedZeros),
+            (Elem::U32, Kind::Ones),
+            (Elem::I32, Kind::AllMax),
+        ] {
+            let check = kind.check(elem, 3, 70_001, None);
+            assert_eq!(check.expected.len(), 70_001, "{elem} {kind:?}");
+            assert!(check.exact.is_empty());
+        }
+        // Exact integers: no partial sum in any order passes 2^24.
+        let check = Kind::Integers.check(Elem::F32, 3, 70_001, None);
+        let values: &[f32] = bytemuck::cast_slice(&check.words);
+        let total: f64 = values.iter().map(|v| f64::from(v.abs())).sum();
+        assert!(total <= 16_777_216.0 && values.iter().all(|v| v.fract() == 0.0));
+        let random = Kind::Random.check(Elem::F32, 3, 1000, None);
+        assert!(random.expected.is_empty() && random.exact.len() == 1000);
+    }
+
+    fn ctx_on_cpu(run: impl FnOnce(&Context<'_>)) {
+        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
+        run(&Context {
+            backend: &backend,
+            quick: true,
+            budget: std::time::Duration::from_millis(100),
+        });
+    }
+
+    #[test]
+    fn drawn_cases_pass_on_the_cpu_backend() {
+        ctx_on_cpu(|ctx| {
+            for i in 0..40 {
+                let case = drawn_case(&mut Draw::new(11, "scan", i));
+                assert_eq!(case.group, CaseGroup::Random);
+                let v = case.run_on(case.prepare().as_ref(), ctx);
+                assert_eq!(v.status, Status::Passed, "{}: {}", case.name, v.detail);
+            }
+        });
+    }
+
+    #[test]
+    fn a_wrong_output_fails() {
+        ctx_on_cpu(|ctx| {
+            let d = Drawn {
+                elem: Elem::U32,
+                len: 3 * 1024 + 5,
+                kind: Kind::Ones,
+                planned: Planned::Narrow(ScanVariant { items: 4 }, 2),
+                padded: true,
+                repeat: 1,
+                seed: 1,
+            };
+            let mut check = d.check();
+            assert!(check.run(ctx).unwrap().passed());
+            check.expected[3000] += 1;
+            let v = check.run(ctx).unwrap();
+            assert!(
+                !v.passed() && v.detail.contains("first at 3000"),
+                "{}",
+                v.detail
+            );
+        });
+    }
 }

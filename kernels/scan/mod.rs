@@ -147,6 +147,10 @@ impl Op for Scan {
         cases::cases()
     }
 
+    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
+        cases::drawn_case(draw)
+    }
+
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         vec![workload(1 << crate::op::big_log2(size, device))]
     }

@@ -15,8 +15,14 @@ pub struct Args {
     pub json: bool,
     pub cases: Vec<String>,
     pub groups: Vec<String>,
+    pub seed: Option<u64>,
+    pub random_cases: Option<usize>,
     pub out: Option<PathBuf>,
 }
+
+/// Most random cases per op `--random-cases` takes (each case's inputs are
+/// made when it runs, but its name and draw are made up front).
+const MAX_RANDOM_CASES: usize = 1_000_000;
 
 pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     if let Some(path) = &args.out {
@@ -30,16 +36,19 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
                 .into_iter()
                 .find(|c| c.name().eq_ignore_ascii_case(g.trim()))
                 .ok_or_else(|| {
+                    let names: Vec<&str> = CaseGroup::ALL.iter().map(|g| g.name()).collect();
                     Failure::Usage(format!(
-                        "unknown group '{g}' (groups: ops, errors, limits, memory-model)"
+                        "unknown group '{g}' (groups: {})",
+                        names.join(", ")
                     ))
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let random = random_cases(&args, &groups)?;
     let (discovery, devices) = select(&args.backends)?;
     let required = required_selected(&args.backends)?;
     let missing = conform::missing_required(&required, &devices, &discovery);
-    let cases: Vec<_> = conform::all_cases()
+    let cases: Vec<_> = conform::suite(&random)
         .into_iter()
         .filter(|c| !args.quick || c.quick)
         .filter(|c| groups.is_empty() || groups.contains(&c.group))
@@ -79,6 +88,34 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         Outcome::Success
     } else {
         Outcome::Failed
+    })
+}
+
+/// The random group `--seed` and `--random-cases` ask for; a usage error
+/// when they are given to a run whose groups leave it out, or ask for more
+/// than [`MAX_RANDOM_CASES`].
+fn random_cases(args: &Args, groups: &[CaseGroup]) -> Result<conform::RandomCases, Failure> {
+    if args.seed.is_none() && args.random_cases.is_none() {
+        return Ok(conform::RandomCases::default());
+    }
+    if !groups.is_empty() && !groups.contains(&CaseGroup::Random) {
+        return Err(Failure::Usage(
+            "--seed and --random-cases choose the random group's cases, and --group leaves it out"
+                .into(),
+        ));
+    }
+    if let Some(n) = args.random_cases.filter(|&n| n > MAX_RANDOM_CASES) {
+        return Err(Failure::Usage(format!(
+            "--random-cases {n} is more than {MAX_RANDOM_CASES}"
+        )));
+    }
+    let default = conform::RandomCases::default();
+    Ok(match args.random_cases {
+        Some(n) => conform::RandomCases::new(args.seed.unwrap_or(default.seed), n),
+        None => conform::RandomCases {
+            seed: args.seed.unwrap_or(default.seed),
+            ..default
+        },
     })
 }
 

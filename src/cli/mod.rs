@@ -61,9 +61,15 @@ enum Command {
         /// Only cases whose name contains this text (repeatable).
         #[arg(long = "case", value_name = "TEXT")]
         cases: Vec<String>,
-        /// Only these groups: ops, errors, limits, memory-model (repeatable).
+        /// Only these groups: ops, errors, limits, memory-model, random (repeatable).
         #[arg(long = "group", value_name = "GROUP")]
         groups: Vec<String>,
+        /// The random group's seed (default 1): the same seed draws the same cases.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Random cases per op (default 24, 6 of them with --quick; this many with or without).
+        #[arg(long = "random-cases", value_name = "N")]
+        random_cases: Option<usize>,
         /// Also write the report as JSON to this file.
         #[arg(long = "out", value_name = "FILE")]
         out: Option<PathBuf>,
@@ -198,6 +204,8 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
             json,
             cases,
             groups,
+            seed,
+            random_cases,
             out: file,
         }) => conform::run(
             out,
@@ -207,6 +215,8 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
                 json,
                 cases,
                 groups,
+                seed,
+                random_cases,
                 out: file,
             },
         ),

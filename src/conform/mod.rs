@@ -1,7 +1,8 @@
 //! The conformance suite's runner: identical seeded inputs on every device,
 //! each result compared with the host reference within its bound (never with
-//! another device). The cases come from the ops (`rosetta_kernels::ops()`),
-//! plus the memory-model litmus tests.
+//! another device). The cases come from the ops (`rosetta_kernels::ops()`):
+//! each op's fixed cases, the memory-model litmus tests, and the random
+//! group, which each op draws from a seed ([`RandomCases`]).
 //!
 //! Devices on different physical devices run concurrently; devices that share
 //! one (the same GPU through several APIs, or every CPU-type device) run one
@@ -14,6 +15,7 @@ pub use schedule::{physical_groups, PhysicalGroup};
 use crate::device::Device;
 use crate::machine::Machine;
 use rosetta_core::DeviceInfo;
+use rosetta_kernels::op::random::Draw;
 use rosetta_kernels::op::{Case, CaseGroup, Context, Status};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -134,13 +136,98 @@ pub struct Progress<'a> {
     pub case: &'a str,
 }
 
-/// Every case of every op, plus the memory-model group.
+/// What the `random` group draws: `per_op` cases of every op from `seed`,
+/// the first `quick_per_op` of them part of `--quick`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RandomCases {
+    /// The suite seed: the same seed draws the same cases everywhere.
+    pub seed: u64,
+    /// Cases per op.
+    pub per_op: usize,
+    /// Of those, how many `--quick` runs (the first ones).
+    pub quick_per_op: usize,
+}
+
+impl RandomCases {
+    /// The seed when none is given.
+    pub const DEFAULT_SEED: u64 = 1;
+
+    /// `per_op` cases of every op from `seed`, all of them quick: what
+    /// `--seed` and `--random-cases` ask for.
+    pub fn new(seed: u64, per_op: usize) -> Self {
+        RandomCases {
+            seed,
+            per_op,
+            quick_per_op: per_op,
+        }
+    }
+
+    /// Case `index` of `op`: drawn by the op, named with the seed and index
+    /// (`random matmul #3 (seed 1): ...`), in the random group.
+    /// A draw that panics (a bug in the op's `random_case`) is that case's
+    /// failure, not the end of the run.
+    fn case(&self, op: &dyn rosetta_kernels::op::Op, index: usize) -> Case {
+        let mut draw = Draw::new(self.seed, op.name(), index as u64);
+        let drawn =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op.random_case(&mut draw)));
+        let mut case = drawn.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let detail = format!("drawing the case panicked (a bug in rosetta): {why}");
+            Case::new("(no draw)", op.name(), CaseGroup::Random, true, move || {
+                DrawPanicked(detail.clone())
+            })
+        });
+        case.name = format!(
+            "random {} #{index} (seed {}): {}",
+            op.name(),
+            self.seed,
+            case.name
+        );
+        case.group = CaseGroup::Random;
+        case.quick = index < self.quick_per_op;
+        case
+    }
+}
+
+impl Default for RandomCases {
+    /// 24 cases per op from [`RandomCases::DEFAULT_SEED`], 6 of them quick.
+    fn default() -> Self {
+        RandomCases {
+            seed: Self::DEFAULT_SEED,
+            per_op: 24,
+            quick_per_op: 6,
+        }
+    }
+}
+
+/// The check of a random case whose draw panicked: it fails, saying so.
+struct DrawPanicked(String);
+
+impl rosetta_kernels::op::Check for DrawPanicked {
+    fn run(&self, _: &Context<'_>) -> rosetta_core::Result<rosetta_kernels::op::Verdict> {
+        Ok(rosetta_kernels::op::Verdict::fail(self.0.clone()))
+    }
+}
+
+/// Every case of every op, the memory-model group, and the default random
+/// group ([`RandomCases::default`]).
 pub fn all_cases() -> Vec<Case> {
-    let mut cases: Vec<Case> = rosetta_kernels::ops()
-        .iter()
-        .flat_map(|op| op.cases())
-        .collect();
+    suite(&RandomCases::default())
+}
+
+/// Every case of every op, the memory-model group, and the random group
+/// that `random` draws.
+pub fn suite(random: &RandomCases) -> Vec<Case> {
+    let ops = rosetta_kernels::ops();
+    let mut cases: Vec<Case> = ops.iter().flat_map(|op| op.cases()).collect();
     cases.extend(rosetta_kernels::litmus::cases());
+    for op in ops {
+        cases.extend((0..random.per_op).map(|i| random.case(*op, i)));
+    }
     cases
 }
 
@@ -303,4 +390,96 @@ pub fn missing_required(
             format!("{api} is required (ROSETTA_REQUIRE) but has no device: {why}")
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::{Backend, DeviceInfo, KernelDef};
+    use rosetta_kernels::op::{random, CliSpec, HostArray, Op, Options, Size, Workload};
+    use std::sync::Arc;
+
+    /// An op whose draw panics on odd indices.
+    struct Clumsy;
+
+    impl Op for Clumsy {
+        fn name(&self) -> &'static str {
+            "clumsy"
+        }
+        fn about(&self) -> &'static str {
+            "draws badly"
+        }
+        fn kernels(&self) -> Vec<Arc<KernelDef>> {
+            Vec::new()
+        }
+        fn cases(&self) -> Vec<Case> {
+            Vec::new()
+        }
+        fn random_case(&self, draw: &mut random::Draw) -> Case {
+            let n = draw.length(100);
+            assert!(draw.below(2) == 0, "odd draw {n}");
+            Case::new(format!("n={n}"), "clumsy", CaseGroup::Ops, false, || {
+                DrawPanicked("never run".into())
+            })
+        }
+        fn workloads(&self, _: Size, _: &DeviceInfo) -> Vec<Workload> {
+            Vec::new()
+        }
+        fn cli(&self) -> CliSpec {
+            CliSpec {
+                inputs: Vec::new(),
+                options: Vec::new(),
+                about_inputs: "",
+            }
+        }
+        fn run(
+            &self,
+            _: &Arc<dyn Backend>,
+            _: &Options,
+            _: Vec<HostArray>,
+        ) -> rosetta_core::Result<HostArray> {
+            unreachable!("not run")
+        }
+    }
+
+    /// Random cases are named by seed and index, sit in the random group,
+    /// are quick up to `quick_per_op`, and a draw that panics becomes that
+    /// case's failure instead of ending the run.
+    #[test]
+    fn drawn_cases_are_named_grouped_and_survive_a_panicking_draw() {
+        let random = RandomCases {
+            seed: 9,
+            per_op: 12,
+            quick_per_op: 3,
+        };
+        let cases: Vec<Case> = (0..12).map(|i| random.case(&Clumsy, i)).collect();
+        let mut panicked = 0;
+        for (i, case) in cases.iter().enumerate() {
+            assert!(case
+                .name
+                .starts_with(&format!("random clumsy #{i} (seed 9): ")));
+            assert_eq!(case.group, CaseGroup::Random);
+            assert_eq!(case.quick, i < 3);
+            if case.name.ends_with("(no draw)") {
+                panicked += 1;
+                let discovery = crate::discover(&[rosetta_core::Api::Cpu]);
+                let device = discovery.devices().next().expect("the CPU backend");
+                let ctx = Context {
+                    backend: device.backend(),
+                    quick: true,
+                    budget: Duration::from_millis(1),
+                };
+                let verdict = case.run_on(case.prepare().as_ref(), &ctx);
+                assert_eq!(verdict.status, Status::Failed);
+                assert!(verdict.detail.contains("odd draw"), "{}", verdict.detail);
+            }
+        }
+        assert!(panicked > 0 && panicked < 12, "{panicked}");
+        // The same seed draws the same names.
+        let again: Vec<String> = (0..12).map(|i| random.case(&Clumsy, i).name).collect();
+        assert_eq!(
+            again,
+            cases.iter().map(|c| c.name.clone()).collect::<Vec<_>>()
+        );
+    }
 }
