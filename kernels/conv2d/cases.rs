@@ -1970,39 +1970,13 @@ pub(super) fn drawn_case(draw: &mut Draw) -> Case {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::op::{test_device, Status};
+    use crate::op::test_device;
     use rosetta_core::Api;
-    use std::time::Duration;
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
         (0..count)
             .map(|i| Drawn::draw(&mut Draw::new(seed, OP, i)))
             .collect()
-    }
-
-    /// Devices as their plans see them: the least one, lavapipe (groups of
-    /// 1024, loops capped), the CPU backend (256 KiB), PoCL (1 MiB, groups
-    /// of 4096) and a large GPU (48 KiB, 2^31 − 1 groups along x).
-    fn devices() -> Vec<Capabilities> {
-        let lavapipe = Capabilities::software_device();
-        let uncapped = |shared: u32, invocations: u32| Capabilities {
-            max_shared_bytes: shared,
-            max_group_invocations: invocations,
-            max_group_size: [invocations, invocations, 64],
-            loop_limit: None,
-            ..lavapipe.clone()
-        };
-        let gpu = Capabilities {
-            max_groups: [u32::MAX >> 1, 65_535, 65_535],
-            ..uncapped(48 << 10, 1024)
-        };
-        vec![
-            least_device(),
-            lavapipe.clone(),
-            uncapped(256 << 10, 1024),
-            uncapped(1 << 20, 4096),
-            gpu,
-        ]
     }
 
     /// Whether the plan a drawn case makes takes its shape on `caps`, asked
@@ -2067,7 +2041,7 @@ mod tests {
             if matches!(d.kind, Kind::InfFirst | Kind::InfLast) {
                 assert_eq!(s.border, Border::Zero, "{name}");
             }
-            for caps in devices() {
+            for caps in random::testing::devices() {
                 assert!(planned_on(&caps, &d), "{name} on {caps:?}");
             }
         }
@@ -2177,23 +2151,8 @@ mod tests {
 
     #[test]
     fn drawn_cases_pass_on_the_cpu_backend() {
-        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
-        let ctx = Context {
-            backend: &backend,
-            quick: true,
-            budget: Duration::from_millis(200),
-        };
-        for i in 0..24 {
-            let case = drawn_case(&mut Draw::new(1, OP, i));
-            assert_eq!(case.group, CaseGroup::Random);
-            let verdict = case.run_on(case.prepare().as_ref(), &ctx);
-            assert_eq!(
-                verdict.status,
-                Status::Passed,
-                "{}: {}",
-                case.name,
-                verdict.detail
-            );
-        }
+        let verdicts = random::testing::drawn_on_cpu(OP, 1, 24, drawn_case);
+        let failed = random::testing::not_passed(&verdicts);
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 }

@@ -1286,7 +1286,6 @@ pub(super) fn drawn_case(draw: &mut Draw) -> Case {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::op::Status;
     use std::collections::BTreeSet;
     use std::mem::discriminant;
 
@@ -1378,30 +1377,16 @@ mod tests {
         }
     }
 
-    fn ctx_on_cpu(run: impl FnOnce(&Context<'_>)) {
-        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
-        run(&Context {
-            backend: &backend,
-            quick: true,
-            budget: Duration::from_millis(100),
-        });
-    }
-
     #[test]
     fn drawn_cases_pass_on_the_cpu_backend() {
-        ctx_on_cpu(|ctx| {
-            for i in 0..40 {
-                let case = drawn_case(&mut Draw::new(11, OPS, i));
-                assert_eq!(case.group, CaseGroup::Random);
-                let v = case.run_on(case.prepare().as_ref(), ctx);
-                assert_eq!(v.status, Status::Passed, "{}: {}", case.name, v.detail);
-            }
-        });
+        let verdicts = random::testing::drawn_on_cpu(OPS, 11, 40, drawn_case);
+        let failed = random::testing::not_passed(&verdicts);
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 
     #[test]
     fn a_wrong_count_fails_inside_and_past_the_bins() {
-        ctx_on_cpu(|ctx| {
+        random::testing::on_cpu(|ctx| {
             let d = Drawn {
                 spec: u32_spec(10_001, 300),
                 kind: Kind::Uniform,

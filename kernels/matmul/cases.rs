@@ -1053,7 +1053,6 @@ mod tests {
     use super::*;
     use rosetta_core::{Capabilities, DeviceType, Language};
     use std::collections::{BTreeSet, HashSet};
-    use std::time::Duration;
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
         (0..count)
@@ -1322,19 +1321,8 @@ mod tests {
     /// backend (its Rust kernels, every forced tiling).
     #[test]
     fn drawn_cases_pass_on_the_cpu_backend() {
-        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
-        let ctx = Context {
-            backend: &backend,
-            quick: true,
-            budget: Duration::from_millis(200),
-        };
-        let failures: Vec<String> = (0..24)
-            .map(|i| drawn_case(&mut Draw::new(1, "matmul", i)))
-            .filter_map(|case| {
-                let verdict = case.run_on(case.prepare().as_ref(), &ctx);
-                (!verdict.passed()).then(|| format!("{}: {}", case.name, verdict.detail))
-            })
-            .collect();
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        let verdicts = crate::op::random::testing::drawn_on_cpu("matmul", 1, 24, drawn_case);
+        let failed = crate::op::random::testing::not_passed(&verdicts);
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 }

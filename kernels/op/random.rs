@@ -154,6 +154,82 @@ pub fn largest_odd(hi: usize, fits: impl Fn(usize) -> bool) -> usize {
     2 * largest(0, hi.saturating_sub(1) / 2, |t| fits(2 * t + 1)) + 1
 }
 
+/// What the ops' tests of their draws share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{least_device, Draw};
+    use crate::op::{Case, CaseGroup, Context, Verdict};
+    use rosetta_core::Capabilities;
+    use std::time::Duration;
+
+    /// `run` with a context on the CPU backend.
+    pub(crate) fn on_cpu<R>(run: impl FnOnce(&Context<'_>) -> R) -> R {
+        let backend = rosetta_backend_cpu::discover()
+            .expect("the CPU backend")
+            .remove(0);
+        run(&Context {
+            backend: &backend,
+            quick: true,
+            budget: Duration::from_millis(100),
+        })
+    }
+
+    /// Cases `0..count` that `drawn_case` draws for `op` under `seed`, each
+    /// checked to sit in the random group and run on the CPU backend: every
+    /// name with its verdict.
+    pub(crate) fn drawn_on_cpu(
+        op: &str,
+        seed: u64,
+        count: u64,
+        drawn_case: fn(&mut Draw) -> Case,
+    ) -> Vec<(String, Verdict)> {
+        on_cpu(|ctx| {
+            (0..count)
+                .map(|i| {
+                    let case = drawn_case(&mut Draw::new(seed, op, i));
+                    assert_eq!(case.group, CaseGroup::Random, "{}", case.name);
+                    let verdict = case.run_on(case.prepare().as_ref(), ctx);
+                    (case.name, verdict)
+                })
+                .collect()
+        })
+    }
+
+    /// Devices as their plans see them: the least one, lavapipe (32 KiB,
+    /// loops capped), the CPU backend (256 KiB), PoCL (1 MiB, groups of
+    /// 4096) and a large GPU (48 KiB, 2^31 − 1 groups along x).
+    pub(crate) fn devices() -> Vec<Capabilities> {
+        let lavapipe = Capabilities::software_device();
+        let uncapped = |shared: u32, invocations: u32| Capabilities {
+            max_shared_bytes: shared,
+            max_group_invocations: invocations,
+            max_group_size: [invocations, invocations, 64],
+            loop_limit: None,
+            ..lavapipe.clone()
+        };
+        let gpu = Capabilities {
+            max_groups: [u32::MAX >> 1, 65_535, 65_535],
+            ..uncapped(48 << 10, 1024)
+        };
+        vec![
+            least_device(),
+            lavapipe.clone(),
+            uncapped(256 << 10, 1024),
+            uncapped(1 << 20, 4096),
+            gpu,
+        ]
+    }
+
+    /// The lines of the verdicts that did not pass (empty when all did).
+    pub(crate) fn not_passed(verdicts: &[(String, Verdict)]) -> Vec<String> {
+        verdicts
+            .iter()
+            .filter(|(_, v)| !v.passed())
+            .map(|(name, v)| format!("{name}: {:?} {}", v.status, v.detail))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

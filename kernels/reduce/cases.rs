@@ -1347,22 +1347,14 @@ mod tests {
 
     #[test]
     fn drawn_cases_pass_on_the_cpu_backend() {
-        let backend = cpu();
-        let ctx = Context {
-            backend: &backend,
-            quick: true,
-            budget: std::time::Duration::from_millis(100),
-        };
+        let verdicts = random::testing::drawn_on_cpu("reduce", 11, 40, drawn_case);
         let mut passed = 0;
-        for i in 0..40 {
-            let case = drawn_case(&mut Draw::new(11, "reduce", i));
-            assert_eq!(case.group, CaseGroup::Random);
-            let v = case.run_on(case.prepare().as_ref(), &ctx);
+        for (name, v) in &verdicts {
             match v.status {
                 Status::Passed => passed += 1,
                 // Subgroup variants on a device without subgroups.
-                Status::Unsupported => assert!(case.name.contains("subgroups"), "{}", case.name),
-                _ => panic!("{}: {:?} {}", case.name, v.status, v.detail),
+                Status::Unsupported => assert!(name.contains("subgroups"), "{name}"),
+                _ => panic!("{name}: {:?} {}", v.status, v.detail),
             }
         }
         assert!(passed >= 15, "{passed}");

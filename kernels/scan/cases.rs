@@ -710,7 +710,6 @@ pub(super) fn drawn_case(draw: &mut Draw) -> Case {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::op::Status;
     use std::collections::BTreeSet;
     use std::mem::discriminant;
 
@@ -786,30 +785,16 @@ mod tests {
         assert!(random.expected.is_empty() && random.exact.len() == 1000);
     }
 
-    fn ctx_on_cpu(run: impl FnOnce(&Context<'_>)) {
-        let backend = rosetta_backend_cpu::discover().unwrap().remove(0);
-        run(&Context {
-            backend: &backend,
-            quick: true,
-            budget: std::time::Duration::from_millis(100),
-        });
-    }
-
     #[test]
     fn drawn_cases_pass_on_the_cpu_backend() {
-        ctx_on_cpu(|ctx| {
-            for i in 0..40 {
-                let case = drawn_case(&mut Draw::new(11, "scan", i));
-                assert_eq!(case.group, CaseGroup::Random);
-                let v = case.run_on(case.prepare().as_ref(), ctx);
-                assert_eq!(v.status, Status::Passed, "{}: {}", case.name, v.detail);
-            }
-        });
+        let verdicts = random::testing::drawn_on_cpu("scan", 11, 40, drawn_case);
+        let failed = random::testing::not_passed(&verdicts);
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 
     #[test]
     fn a_wrong_output_fails() {
-        ctx_on_cpu(|ctx| {
+        random::testing::on_cpu(|ctx| {
             let d = Drawn {
                 elem: Elem::U32,
                 len: 3 * 1024 + 5,
