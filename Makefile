@@ -17,6 +17,11 @@ export XDG_RUNTIME_DIR
 
 # The fuzz cases' seed (`make test FUZZ_SEED=...` for other random cases).
 FUZZ_SEED ?= 20261123
+# The conformance suite's random group seed (`make test RANDOM_SEED=...`
+# draws other variants, shapes and values; 1 when unset, as `rosetta
+# conform`).
+RANDOM_SEED ?= 1
+export ROSETTA_RANDOM_SEED := $(RANDOM_SEED)
 CARGO ?= cargo
 PYTHON ?= /usr/bin/python3
 BIN := target/release/rosetta
@@ -55,7 +60,7 @@ lint:
 # agreement and random shapes against numpy; every example on every required API; packaging of every crate.
 test: build lint
 	ROSETTA_CONFORM=ci $(CARGO) test --release --workspace $(ALL)
-	ROSETTA_VULKAN_VALIDATION=1 $(BIN) conform --backend vulkan --quick
+	ROSETTA_VULKAN_VALIDATION=1 $(BIN) conform --backend vulkan --quick --seed $(RANDOM_SEED)
 	$(PYTHON) tests/numpy/agreement.py $(BIN) $(ROSETTA_REQUIRE)
 	$(PYTHON) tests/numpy/fuzz.py $(BIN) $(ROSETTA_REQUIRE) --cases 40 --small --seed $(FUZZ_SEED)
 	$(MAKE) --no-print-directory examples

@@ -12,6 +12,7 @@
 #   scripts/gpu-session.sh conform-one-gpu   # the same on the first GPU only (and the CPU devices)
 #   scripts/gpu-session.sh fuzz      # random shapes and values through `rosetta run` on each API, against numpy
 #   scripts/gpu-session.sh fuzz-large  # the same with fuzz.py --large (lengths x16, sides x4 / x2)
+#   scripts/gpu-session.sh random    # the random group, seed after seed, per API until TR seconds
 # Results go to $OUT (the folder that comes back) as one tarball,
 # session-MODE.tgz: fewer files than the device tool's limit on returned
 # files. The build that runs here: `cargo build --release --features
@@ -92,6 +93,31 @@ fuzz|fuzz-large)
     done
     wait
     grep -h -e "^FAIL" -e "reproduce" -e "^fuzz:" "$OUT"/fuzz-*.txt
+    ;;
+random)
+    # `conform --group random`, 100 cases per op per seed, seeds from
+    # RANDOM_SEED on; each API in its own process (cpu and PoCL together)
+    # until TR seconds have passed. A usage error ends an API's loop (a
+    # binary without that API would otherwise restart until the deadline).
+    export ROSETTA_CACHE_DIR=/tmp/rc-random
+    DEADLINE=$((SECONDS + ${TR:-300}))
+    for sel in cuda vulkan opencl:1 wgpu:0 "cpu --backend opencl:0"; do
+        name=$(echo "$sel" | cut -d' ' -f1 | tr ':' '-')
+        (
+            seed=${RANDOM_SEED:-$(date +%Y%m%d)}
+            while [ $SECONDS -lt $((DEADLINE - 30)) ]; do
+                # shellcheck disable=SC2086
+                timeout $((DEADLINE - SECONDS)) "$B" conform --backend $sel --group random --seed "$seed" \
+                    --random-cases 100 > "$OUT/random-$name-$seed.txt" 2>&1
+                rc=$?
+                echo "exit $rc" >> "$OUT/random-$name-$seed.txt"
+                [ $rc = 2 ] && break
+                seed=$((seed + 1))
+            done
+        ) &
+    done
+    wait
+    grep -h -e "passed" -e "^FAIL" "$OUT"/random-*.txt | sort | uniq -c
     ;;
 robustness)
     # What wgpu's mandatory robust buffer access costs: the Vulkan backend
@@ -185,5 +211,5 @@ PY
     grep -E "^[a-z]+:[0-9]+: |wall time|conformance:|^exit" "$OUT/$1.txt"
     ;;
 *)
-    echo "usage: $0 conform|bench|tune|latency|fuzz|robustness|profile|conv2d|conform-all|conform-one-gpu" >&2; exit 2 ;;
+    echo "usage: $0 conform|bench|tune|latency|fuzz|fuzz-large|random|robustness|profile|conv2d|conform-all|conform-one-gpu" >&2; exit 2 ;;
 esac

@@ -5,6 +5,8 @@
 //! `ROSETTA_CONFORM=ci` (what `make test` sets) runs the quick cases of every
 //! group plus the whole `limits` group — at the sizes lavapipe and PoCL can
 //! hold on a 2-core machine; the default (`full`) runs every case.
+//! `ROSETTA_RANDOM_SEED` is the random group's seed (`make test
+//! RANDOM_SEED=N`; 1 when unset, as `rosetta conform`).
 //!
 //! An API listed in `ROSETTA_REQUIRE` (default: every compiled-in API except
 //! CUDA, which needs NVIDIA hardware) must find a device, or its test fails.
@@ -41,7 +43,18 @@ fn conform_api(api: Api) {
         }
     };
     let ci = std::env::var("ROSETTA_CONFORM").is_ok_and(|v| v == "ci");
-    let cases: Vec<_> = conform::all_cases()
+    let random = match std::env::var("ROSETTA_RANDOM_SEED") {
+        Ok(seed) if !seed.trim().is_empty() => conform::RandomCases {
+            seed: seed
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("ROSETTA_RANDOM_SEED={seed:?} is not a u64")),
+            ..Default::default()
+        },
+        _ => conform::RandomCases::default(),
+    };
+    eprintln!("{api}: random group seed {}", random.seed);
+    let cases: Vec<_> = conform::suite(&random)
         .into_iter()
         .filter(|c| !ci || c.quick || c.group == rosetta::kernels::op::CaseGroup::Limits)
         .collect();
