@@ -184,6 +184,18 @@ fn random_cases_follow_their_seed() {
         "more than 1000000",
     );
     assert_usage_error(
+        &rosetta(&[
+            "conform",
+            "--backend",
+            "cpu",
+            "--group",
+            "random",
+            "--random-cases",
+            "0",
+        ]),
+        "no case in groups [\"random\"] (--random-cases 0)",
+    );
+    assert_usage_error(
         &rosetta(&["conform", "--backend", "cpu", "--group", "chaos"]),
         "(groups: ops, errors, limits, memory-model, random)",
     );

@@ -61,10 +61,18 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
             format!("groups {:?}", args.groups)
         };
         let quick = if args.quick { " (--quick cases)" } else { "" };
-        return Err(Failure::Usage(format!(
-            "no case matches {:?} in {groups}{quick}",
-            args.cases
-        )));
+        let random = match args.random_cases {
+            Some(0) => " (--random-cases 0)",
+            _ => "",
+        };
+        return Err(Failure::Usage(if args.cases.is_empty() {
+            format!("no case in {groups}{quick}{random}")
+        } else {
+            format!(
+                "no case matches {:?} in {groups}{quick}{random}",
+                args.cases
+            )
+        }));
     }
     let options = conform::Options {
         quick: args.quick,
