@@ -983,6 +983,23 @@ fn draw_shape(draw: &mut Draw, k_min: usize, padding: &[Padding]) -> MatmulSpec 
         }
         5 if k_min <= 4 => dims[K] = Some(draw.between(k_min, 4)),
         6 => ceiling = [BALANCED, BALANCED, BALANCED.max(k_min)],
+        7 => {
+            // Whole tiles of the (first) tiling, k one short of a multiple
+            // of its slice depth: every tile lies inside A and B and the
+            // last slice is ragged. A prefetch that checked bounds one slice
+            // late read past k only here (a planted bug that no other draw
+            // showed in 2 600).
+            let [tm, tn, tk] = padding[0].tile;
+            let least_slices = (k_min + 1).div_ceil(tk).max(2);
+            let shape = [
+                tm * draw.between(1, 2),
+                tn * draw.between(1, 2),
+                tk * draw.between(least_slices, least_slices + 6) - 1,
+            ];
+            if within_limits(shape, padding) {
+                dims = shape.map(Some);
+            }
+        }
         _ => {}
     }
     let order = *draw.pick(&[
@@ -1134,6 +1151,13 @@ mod tests {
                 ("tall", m >= 1 << 14 && n > 1),
                 ("square-ish", m.min(n).min(k) >= 64),
                 (
+                    "whole tiles, k one short of a slice",
+                    padding_of(&d.how).first().is_some_and(|p| {
+                        let [tm, tn, tk] = p.tile;
+                        m % tm == 0 && n % tn == 0 && (k + 1) % tk == 0 && k + 1 > tk
+                    }),
+                ),
+                (
                     "2^j - 1",
                     [m, n, k]
                         .iter()
@@ -1162,7 +1186,7 @@ mod tests {
         assert_eq!(budgets, tilings, "under a loop budget");
         assert_eq!(passes, BTreeSet::from([1, 2]), "sum passes asked for");
         assert_eq!(kinds.len(), 5, "{kinds:?}");
-        assert_eq!(edges.len(), 11, "{edges:?}");
+        assert_eq!(edges.len(), 12, "{edges:?}");
     }
 
     /// Devices like those the suite runs on: lavapipe (loop cap, 128 MiB
