@@ -1428,9 +1428,7 @@ mod tests {
     use rosetta_core::Api;
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
-        (0..count)
-            .map(|i| Drawn::draw(&mut Draw::new(seed, OP, i)))
-            .collect()
+        crate::op::random::testing::draws(OP, seed, count, Drawn::draw)
     }
 
     /// Whether the plan a drawn case makes takes its shape on `caps`, asked

@@ -1290,9 +1290,7 @@ mod tests {
     use std::mem::discriminant;
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
-        (0..count)
-            .map(|i| Drawn::draw(&mut Draw::new(seed, OPS, i)))
-            .collect()
+        crate::op::random::testing::draws(OPS, seed, count, Drawn::draw)
     }
 
     fn input_name(input: HistogramInput) -> &'static str {

@@ -1072,9 +1072,7 @@ mod tests {
     use std::collections::{BTreeSet, HashSet};
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
-        (0..count)
-            .map(|i| draw_product(&mut Draw::new(seed, "matmul", i)))
-            .collect()
+        crate::op::random::testing::draws("matmul", seed, count, draw_product)
     }
 
     /// The kinds of values, by name.

@@ -174,6 +174,18 @@ pub(crate) mod testing {
         })
     }
 
+    /// What `draw` makes of draws `0..count` of `op` under `seed`.
+    pub(crate) fn draws<T>(
+        op: &str,
+        seed: u64,
+        count: u64,
+        draw: impl Fn(&mut Draw) -> T,
+    ) -> Vec<T> {
+        (0..count)
+            .map(|i| draw(&mut Draw::new(seed, op, i)))
+            .collect()
+    }
+
     /// Cases `0..count` that `drawn_case` draws for `op` under `seed`, each
     /// checked to sit in the random group and run on the CPU backend: every
     /// name with its verdict.
@@ -184,9 +196,9 @@ pub(crate) mod testing {
         drawn_case: fn(&mut Draw) -> Case,
     ) -> Vec<(String, Verdict)> {
         on_cpu(|ctx| {
-            (0..count)
-                .map(|i| {
-                    let case = drawn_case(&mut Draw::new(seed, op, i));
+            draws(op, seed, count, drawn_case)
+                .into_iter()
+                .map(|case| {
                     assert_eq!(case.group, CaseGroup::Random, "{}", case.name);
                     let verdict = case.run_on(case.prepare().as_ref(), ctx);
                     (case.name, verdict)

@@ -1168,9 +1168,7 @@ mod tests {
     use std::mem::discriminant;
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
-        (0..count)
-            .map(|i| Drawn::draw(&mut Draw::new(seed, "reduce", i)))
-            .collect()
+        crate::op::random::testing::draws("reduce", seed, count, Drawn::draw)
     }
 
     #[test]

@@ -714,9 +714,7 @@ mod tests {
     use std::mem::discriminant;
 
     fn draws(seed: u64, count: u64) -> Vec<Drawn> {
-        (0..count)
-            .map(|i| Drawn::draw(&mut Draw::new(seed, "scan", i)))
-            .collect()
+        crate::op::random::testing::draws("scan", seed, count, Drawn::draw)
     }
 
     #[test]
