@@ -155,6 +155,18 @@ fn destination(path: &Path) -> Result<Destination> {
             _ if is_special(path) => return Ok(Destination::InPlace),
             (own, _) => {
                 let whose = if own { "this" } else { "another" };
+                // A closed descriptor has no entry to follow (the link
+                // chain ends in `/proc/PID/fd/N`, which is then missing).
+                if std::fs::metadata(path).is_err() {
+                    return Err(error(
+                        path,
+                        "cannot write",
+                        &io::Error::new(
+                            io::ErrorKind::NotFound,
+                            format!("descriptor {number} of {whose} process is not open"),
+                        ),
+                    ));
+                }
                 return Err(error(
                     path,
                     "cannot write",
@@ -333,7 +345,18 @@ fn create_temp(target: &Path) -> io::Result<(PathBuf, File)> {
             Ok(file) => return Ok((temp, file)),
             // Left behind by an earlier process with the same id: next name.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
-            Err(e) => return Err(e),
+            // The file is written beside its target and renamed over it, so
+            // the folder must take a new file (`/proc` takes none, and says
+            // "no such file" of the new name, not of the target).
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the folder {} takes no new file ({e})",
+                        rosetta_core::shown_path(dir)
+                    ),
+                ))
+            }
         }
     }
 }
@@ -543,6 +566,60 @@ mod tests {
         assert_eq!(std::fs::read(&held).unwrap(), b"");
         assert_eq!(names(&dir), ["held.txt"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A descriptor that is not open is named as such, not as one that
+    /// holds a file (it holds nothing).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_closed_descriptor_is_not_open() {
+        use std::os::fd::AsRawFd;
+        let dir = scratch("closed-descriptor");
+        // A number that was open a moment ago and is closed now.
+        let number = File::create(dir.join("gone.txt")).unwrap().as_raw_fd();
+        for name in [
+            format!("/dev/fd/{number}"),
+            format!("/proc/self/fd/{number}"),
+        ] {
+            for outcome in [check_file(Path::new(&name)), write(Path::new(&name), b"x")] {
+                let err = outcome.unwrap_err();
+                assert!(!err.is_usage());
+                let text = err.to_string();
+                assert!(
+                    text.contains(&format!("descriptor {number} of this process is not open")),
+                    "{text}"
+                );
+            }
+        }
+        assert_eq!(names(&dir), ["gone.txt"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A folder that takes no new file (`/proc`, where even an existing
+    /// file cannot be replaced) is named in the error, not the target, whose
+    /// "no such file" would be false.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_folder_that_takes_no_file_is_named() {
+        for target in ["/proc/version", "/proc/rosetta-new.json"] {
+            for outcome in [
+                check_file(Path::new(target)),
+                write(Path::new(target), b"x"),
+            ] {
+                let text = outcome.unwrap_err().to_string();
+                assert!(
+                    text.contains("the folder /proc takes no new file"),
+                    "{text}"
+                );
+            }
+        }
+        let text = check_dir(Path::new("/proc/rosetta-report"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("the folder /proc takes no new file"),
+            "{text}"
+        );
     }
 
     /// `out.npy/` names a folder: refused before any work, existing file or

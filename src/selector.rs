@@ -28,6 +28,14 @@ impl Selector {
             Some((api, rest)) => (api, Some(rest)),
             None => (text, None),
         };
+        if api_text.trim().eq_ignore_ascii_case("all") {
+            return Err(Error::NoDevice {
+                selector: text.to_string(),
+                hint: ": 'all' names every device and takes no ':N' or ':text' \
+                       (use API:N or API:text, e.g. vulkan:0)"
+                    .into(),
+            });
+        }
         let api = Api::from_name(api_text).ok_or_else(|| Error::NoDevice {
             selector: text.to_string(),
             hint: format!(
@@ -43,9 +51,11 @@ impl Selector {
                     hint: ": empty device after ':'".into(),
                 })
             }
+            // An index is digits only: `+1` is text, as `rosetta devices`
+            // never writes it.
             Some(r) => match r.parse::<usize>() {
-                Ok(index) => Selector::Index(api, index),
-                Err(_) => Selector::Name(api, r.to_string()),
+                Ok(index) if r.bytes().all(|b| b.is_ascii_digit()) => Selector::Index(api, index),
+                _ => Selector::Name(api, r.to_string()),
             },
         })
     }
@@ -117,6 +127,28 @@ mod tests {
             Selector::parse("cpu:"),
             Err(Error::NoDevice { .. })
         ));
+    }
+
+    /// `all` takes no device part, and says so rather than calling itself
+    /// an unknown API; an index is digits only.
+    #[test]
+    fn all_takes_no_device_and_indices_are_digits() {
+        for text in ["all:0", "ALL:nvidia", "all:"] {
+            let err = Selector::parse(text).unwrap_err().to_string();
+            assert!(
+                err.contains("'all' names every device and takes no"),
+                "{err}"
+            );
+            assert!(!err.contains("unknown API"), "{err}");
+        }
+        assert_eq!(
+            Selector::parse("wgpu:+1").unwrap(),
+            Selector::Name(Api::Wgpu, "+1".into())
+        );
+        assert_eq!(
+            Selector::parse("wgpu:01").unwrap(),
+            Selector::Index(Api::Wgpu, 1)
+        );
     }
 
     #[test]

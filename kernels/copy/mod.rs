@@ -209,7 +209,7 @@ impl Op for Copy {
     }
 
     fn about(&self) -> &'static str {
-        "copy an array (the bandwidth roofline)"
+        "copy an array of 32-bit words: float32, int32 or uint32 (the bandwidth roofline)"
     }
 
     fn kernels(&self) -> Vec<Arc<KernelDef>> {

@@ -80,7 +80,12 @@ impl TuningCache {
             Err(Unread::NotRegular) => (Unread::NotRegular.to_string(), MEND),
             Err(unread @ Unread::TooLarge(_)) => (unread.to_string(), REWRITE),
         };
-        warn_once(path, &why, until);
+        warn_once(&path.to_string_lossy(), || {
+            format!(
+                "tuning cache {} ignored ({why}): the default choices run {until}",
+                rosetta_core::shown_path(path)
+            )
+        });
         TuningFile::default()
     }
 
@@ -172,9 +177,42 @@ pub fn plan_tuned<V: Copy + std::fmt::Debug, P>(
     default: impl FnOnce() -> rosetta_core::Result<V>,
     plan: impl Fn(V) -> rosetta_core::Result<P>,
 ) -> rosetta_core::Result<(P, bool)> {
-    let stored = TuningCache::for_device(device)
-        .lookup(op, class)
-        .and_then(|c| from_name(&c.variant));
+    plan_from(
+        &TuningCache::for_device(device),
+        op,
+        class,
+        from_name,
+        default,
+        plan,
+    )
+}
+
+/// [`plan_tuned`] with the choices of `cache`. A stored name that is no
+/// variant of the op (a hand-edited file, or one from another version) is
+/// warned about once per process, as a damaged file is, and the default
+/// runs.
+fn plan_from<V: Copy + std::fmt::Debug, P>(
+    cache: &TuningCache,
+    op: &str,
+    class: &str,
+    from_name: impl Fn(&str) -> Option<V>,
+    default: impl FnOnce() -> rosetta_core::Result<V>,
+    plan: impl Fn(V) -> rosetta_core::Result<P>,
+) -> rosetta_core::Result<(P, bool)> {
+    let stored = cache.lookup(op, class).and_then(|choice| {
+        let variant = from_name(&choice.variant);
+        if let (None, Some(path)) = (variant, cache.path()) {
+            warn_once(&unknown_key(path, op, class, &choice.variant), || {
+                format!(
+                    "tuning cache {}: the choice for {op} {class} names no variant \
+                     '{}' of {op}: the default runs {REWRITE}",
+                    rosetta_core::shown_path(path),
+                    rosetta_core::escape_controls(&choice.variant)
+                )
+            });
+        }
+        variant
+    });
     if let Some(variant) = stored {
         match plan(variant) {
             Ok(planned) => return Ok((planned, true)),
@@ -223,18 +261,24 @@ fn stored_for_update(path: &Path) -> std::io::Result<TuningFile> {
     }
 }
 
-/// Warn that the tuning file at `path` is ignored, once per path and process
-/// (plans look their choice up each time they are made).
-fn warn_once(path: &Path, why: &str, until: &str) {
-    static WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+/// Log `message` as a warning once per `key` and process (plans look
+/// their choice up each time they are made); whether it was logged now.
+fn warn_once(key: &str, message: impl FnOnce() -> String) -> bool {
     let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
-    if !warned.iter().any(|p| p == path) {
-        warned.push(path.to_path_buf());
-        tracing::warn!(
-            "tuning cache {} ignored ({why}): the default choices run {until}",
-            rosetta_core::shown_path(path)
-        );
+    if warned.iter().any(|k| k == key) {
+        return false;
     }
+    warned.push(key.to_string());
+    tracing::warn!("{}", message());
+    true
+}
+
+/// The keys [`warn_once`] has warned about.
+static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// [`warn_once`]'s key for a stored name that is no variant.
+fn unknown_key(path: &Path, op: &str, class: &str, name: &str) -> String {
+    format!("{}\0{op}/{class}\0{name}", path.to_string_lossy())
 }
 
 /// An error's message prefixed with the path it is about.
@@ -381,6 +425,34 @@ mod tests {
         let text = cache.check_writable().unwrap_err().to_string();
         assert!(text.contains("tuning: not a folder"), "{text}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A stored name that is no variant is passed over for the default,
+    /// with one warning (not one per plan).
+    #[test]
+    fn an_unknown_variant_is_warned_about_once() {
+        let dir = std::env::temp_dir().join(format!("rosetta-tuning-name-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = cache_in(&dir);
+        let device = test_device(Api::Cpu, Capabilities::software_device());
+        cache.store(&device, "op", "c", choice("nonsense")).unwrap();
+        let path = cache.path().unwrap().clone();
+        let key = unknown_key(&path, "op", "c", "nonsense");
+        let from_name = |name: &str| (name == "real").then_some(7u32);
+        for _ in 0..3 {
+            let planned = plan_from(&cache, "op", "c", from_name, || Ok(1u32), Ok).unwrap();
+            assert_eq!(planned, (1, false));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Warned by the first plan: a second warning of the key is refused.
+        assert!(WARNED.lock().unwrap().contains(&key));
+        assert!(!warn_once(&key, || unreachable!()));
+        // A real name is no warning and runs.
+        let other = cache_in(&dir);
+        other.store(&device, "op", "c", choice("real")).unwrap();
+        let planned = plan_from(&other, "op", "c", from_name, || Ok(1u32), Ok).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(planned, (7, true));
     }
 
     /// A file that does not parse is no choice, and the next store replaces it.

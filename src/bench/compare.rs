@@ -126,6 +126,32 @@ pub fn compare(
 mod tests {
     use super::*;
     use crate::bench::{Stats, SCHEMA};
+    use crate::report::fixtures;
+    use rosetta_core::Api;
+
+    /// `compare` of the two runs with each one's devices listed as its
+    /// results name them (a run must list the device of every result; the
+    /// tests below rename results' devices freely).
+    fn compare_listed(
+        baseline: &BenchReport,
+        current: &BenchReport,
+    ) -> Result<Vec<Comparison>, CompareError> {
+        compare(&listed(baseline), &listed(current))
+    }
+
+    fn listed(run: &BenchReport) -> BenchReport {
+        let mut run = run.clone();
+        run.devices.clear();
+        for r in &run.results {
+            let (api, index) = r.device.split_once(':').unwrap();
+            let (api, index) = (Api::from_name(api).unwrap(), index.parse().unwrap());
+            if !run.devices.iter().any(|d| d.id() == r.device) {
+                let device = fixtures::device(api, index, &r.device_name, false, None, None);
+                run.devices.push(device);
+            }
+        }
+        run
+    }
 
     fn report(median_s: f64, spread: f64) -> BenchReport {
         let stats = Stats {
@@ -173,9 +199,9 @@ mod tests {
         other.results[0].device = "cpu:3".into();
         // On one machine another id is another device (a baseline of
         // `cuda:1` is no baseline for `cuda:0`, twins or not).
-        assert!(compare(&base, &other).unwrap().is_empty());
+        assert!(compare_listed(&base, &other).unwrap().is_empty());
         other.machine.host = "elsewhere".into();
-        let c = compare(&base, &other).unwrap();
+        let c = compare_listed(&base, &other).unwrap();
         assert_eq!(c.len(), 1, "same API and name on another machine");
         assert_eq!(c[0].change, Change::Slower);
         // Two devices of that name in either run: which is which is not
@@ -184,24 +210,24 @@ mod tests {
         let mut twins = other.clone();
         twins.results.push(other.results[0].clone());
         twins.results[1].device = "cpu:4".into();
-        assert!(compare(&base, &twins).unwrap().is_empty());
-        assert!(compare(&twins, &base).unwrap().is_empty());
+        assert!(compare_listed(&base, &twins).unwrap().is_empty());
+        assert!(compare_listed(&twins, &base).unwrap().is_empty());
         let mut matched = twins.clone();
         matched.results[0].device = "cpu:0".into();
-        let c = compare(&base, &matched).unwrap();
+        let c = compare_listed(&base, &matched).unwrap();
         assert_eq!(c.len(), 1, "only the device with the baseline's id");
         assert_eq!(c[0].device, "cpu:0");
         other.results[0].device_name = "another cpu".into();
-        assert!(compare(&base, &other).unwrap().is_empty());
+        assert!(compare_listed(&base, &other).unwrap().is_empty());
     }
 
     #[test]
     fn flags_changes_beyond_the_spread() {
-        let c = compare(&report(1.0, 0.05), &report(1.2, 0.02)).unwrap();
+        let c = compare_listed(&report(1.0, 0.05), &report(1.2, 0.02)).unwrap();
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].change, Change::Slower);
         assert!((c[0].ratio - 1.2).abs() < 1e-12);
-        let c = compare(&report(1.0, 0.05), &report(0.97, 0.0)).unwrap();
+        let c = compare_listed(&report(1.0, 0.05), &report(0.97, 0.0)).unwrap();
         assert_eq!(c[0].change, Change::Same);
     }
 
@@ -211,7 +237,7 @@ mod tests {
         let mut other = good.clone();
         other.schema = "rosetta-bench/1".into();
         assert!(matches!(
-            compare(&other, &good),
+            compare_listed(&other, &good),
             Err(CompareError::Baseline(why)) if why.contains("'rosetta-bench/1'")
         ));
         for (median, spread) in [
@@ -224,10 +250,10 @@ mod tests {
         ] {
             let bad = report(median, spread);
             assert!(matches!(
-                compare(&bad, &good),
+                compare_listed(&bad, &good),
                 Err(CompareError::Baseline(_))
             ));
-            let err = compare(&good, &bad).unwrap_err();
+            let err = compare_listed(&good, &bad).unwrap_err();
             assert!(matches!(&err, CompareError::Current(why) if why.contains("sum f32")));
             assert!(err.to_string().starts_with("this run: "), "{err}");
         }
@@ -235,12 +261,12 @@ mod tests {
         let mut twice = good.clone();
         twice.results.push(report(1.0, 0.1).results[0].clone());
         assert!(matches!(
-            compare(&twice, &good),
+            compare_listed(&twice, &good),
             Err(CompareError::Baseline(why)) if why.contains("listed twice")
         ));
         let mut no_time = good.clone();
         no_time.results[0].device_time = None;
-        assert!(compare(&no_time, &good).is_err());
+        assert!(compare_listed(&no_time, &good).is_err());
         // Results that are not ok carry no time and are not compared; a
         // time they do carry must still be possible (as when read from a
         // file, and in `report --merge`).
@@ -248,8 +274,8 @@ mod tests {
         wrong.results[0].status = Status::Wrong;
         wrong.results[0].device_time = None;
         wrong.results[0].host_time = None;
-        assert_eq!(compare(&wrong, &good).unwrap().len(), 0);
+        assert_eq!(compare_listed(&wrong, &good).unwrap().len(), 0);
         wrong.results[0].device_time = report(0.0, 0.0).results[0].device_time;
-        assert!(compare(&wrong, &good).is_err());
+        assert!(compare_listed(&wrong, &good).is_err());
     }
 }

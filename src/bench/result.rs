@@ -143,14 +143,22 @@ pub const MAX_SPREAD: f64 = 1e4;
 /// Check that `report` can be compared or merged: its schema id is the one
 /// this build writes ([`SCHEMA`]), every `ok` result has a device time, and
 /// every time a result holds (device or host; median, min, p90) is from
-/// [`MIN_TIME_S`] to [`MAX_TIME_S`], every spread from 0 to [`MAX_SPREAD`]. The
-/// error is the reason, e.g. `schema is 'rosetta-bench/2', not 'rosetta-bench/1'`.
+/// [`MIN_TIME_S`] to [`MAX_TIME_S`] with min ≤ median ≤ p90, every spread
+/// from 0 to [`MAX_SPREAD`]; its devices are listed once each, and every
+/// result names one of them. The error is the reason, e.g. `schema is
+/// 'rosetta-bench/2', not 'rosetta-bench/1'`.
 pub fn validate(report: &BenchReport) -> Result<(), String> {
     if report.schema != SCHEMA {
         return Err(format!(
             "schema is '{}', not '{SCHEMA}' (the schema this build reads and writes)",
             report.schema.escape_debug()
         ));
+    }
+    let mut ids = std::collections::HashSet::new();
+    for id in report.devices.iter().map(DeviceInfo::id) {
+        if !ids.insert(id.clone()) {
+            return Err(format!("device {} is listed twice", id.escape_debug()));
+        }
     }
     let mut seen = std::collections::HashSet::new();
     for r in &report.results {
@@ -185,6 +193,17 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
                     ));
                 }
             }
+            // Order statistics of one set of samples.
+            if !(t.min_s <= t.median_s && t.median_s <= t.p90_s) {
+                return Err(format!(
+                    "{} has {clock} min_s {:e}, median_s {:e} and p90_s {:e}, which are \
+                     not in order (min ≤ median ≤ p90)",
+                    what(),
+                    t.min_s,
+                    t.median_s,
+                    t.p90_s
+                ));
+            }
             if !((0.0..=MAX_SPREAD).contains(&t.spread)) {
                 return Err(format!(
                     "{} has {clock}.spread {:e}; a spread must be from 0 to {MAX_SPREAD}",
@@ -192,6 +211,13 @@ pub fn validate(report: &BenchReport) -> Result<(), String> {
                     t.spread
                 ));
             }
+        }
+        if !ids.contains(&r.device) {
+            return Err(format!(
+                "result '{}' is for {}, which is not among its devices",
+                r.label.escape_debug(),
+                r.device.escape_debug()
+            ));
         }
     }
     Ok(())
@@ -256,6 +282,43 @@ mod tests {
             .devices
             .iter()
             .all(|d| !d.caps.device_fence && !d.caps.async_copy));
+    }
+
+    /// What `report --merge` refuses, `bench --compare` refuses too (one
+    /// rule): results for a device the run does not list, a device listed
+    /// twice, and order statistics out of order.
+    #[test]
+    fn baselines_name_their_devices_and_order_their_times() {
+        let devices = crate::report::fixtures::gpu_machine_devices();
+        let good = crate::report::fixtures::bench("gpu", &devices, 1.0);
+        validate(&good).unwrap();
+        let refused = |edit: &dyn Fn(&mut BenchReport)| {
+            let mut report = good.clone();
+            edit(&mut report);
+            validate(&report).unwrap_err()
+        };
+        let why = refused(&|r| r.devices.clear());
+        assert!(why.contains("which is not among its devices"), "{why}");
+        let why = refused(&|r| r.results[0].device = "cuda:7".into());
+        assert!(
+            why.contains("cuda:7, which is not among its devices"),
+            "{why}"
+        );
+        let why = refused(&|r| {
+            let first = r.devices[0].clone();
+            r.devices.push(first);
+        });
+        assert!(why.contains("is listed twice"), "{why}");
+        let why = refused(&|r| {
+            let t = r.results[0].device_time.as_mut().unwrap();
+            t.min_s = t.median_s * 2.0;
+        });
+        assert!(why.contains("not in order"), "{why}");
+        let why = refused(&|r| {
+            let t = r.results[0].device_time.as_mut().unwrap();
+            t.p90_s = t.median_s / 2.0;
+        });
+        assert!(why.contains("not in order"), "{why}");
     }
 
     #[test]

@@ -25,6 +25,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "rosetta",
+    // Usage hints name the program as the rest of its messages do, whatever
+    // the binary is called.
+    bin_name = "rosetta",
     version,
     about = "One set of shared-memory GPU kernels in WGSL, CUDA, GLSL, OpenCL C and Rust: \
              conformance across every device, and benchmarks across APIs.",
@@ -67,7 +70,7 @@ enum Command {
         /// The random group's seed (default 1): the same seed draws the same cases.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
-        /// Random cases per op (default 24, 6 of them with --quick; this many with or without).
+        /// Random cases per op (default 24, 6 of them with --quick; this many with or without; at most 1000000).
         #[arg(long = "random-cases", value_name = "N")]
         random_cases: Option<usize>,
         /// Also write the report as JSON to this file.

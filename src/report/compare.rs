@@ -75,6 +75,14 @@ pub fn compare_across(
         r.device = to.clone();
         true
     });
+    // The renamed results' devices are the current run's (a baseline must
+    // list the device of each of its results).
+    aligned.devices = current
+        .devices
+        .iter()
+        .filter(|d| map.iter().any(|(_, to)| *to == d.id()))
+        .cloned()
+        .collect();
     bench::compare(&aligned, current)
 }
 
