@@ -1524,6 +1524,26 @@ const DRAWN_DIRECT_VALUES: usize = 1 << 17;
 /// every device: a case stays fast).
 const DRAWN_CHUNK_LAUNCHES: usize = 64;
 
+/// Draws in a hundred that put the filter's radius past a halo tile
+/// ([`Drawn::draw_past_tile`]). Planted bugs in the halo tiles' "inside"
+/// shortcut (the top or left test reduced to "not the first tile") showed
+/// in 1 drawn case in 100 before this form; at a tenth a default run of 24
+/// would still miss one side in about one seed in four.
+const PAST_TILE_PERCENT: usize = 25;
+
+/// The longest image side [`Drawn::draw_past_tile`] draws: a few hundred
+/// pixels, tiles enough both ways.
+const PAST_TILE_MOST: usize = 512;
+
+/// The least extent of an image along an axis of `tile`-wide tiles, under a
+/// filter of radius `radius`, that holds a tile whose halo lies inside the
+/// image along it (the first tile at or past the radius, whose halo ends a
+/// radius past it); with a radius past the tile, the second tile (whose
+/// halo starts before the image) then ends inside too.
+fn least_inside(radius: usize, tile: usize) -> usize {
+    radius.div_ceil(tile) * tile + tile + radius
+}
+
 /// How a drawn case plans its convolution: every way the fixed cases force
 /// one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1730,8 +1750,13 @@ impl Drawn {
     /// the first mostly at most twice the square's side; no larger than
     /// the filter a sixth of the time, around the capped grid's tiles half
     /// the time; rows of whole vectors a quarter of the time) and padded
-    /// buffers (a third of the f32 cases).
+    /// buffers (a third of the f32 cases); [`PAST_TILE_PERCENT`] times in a
+    /// hundred, instead, a filter past a halo tile
+    /// ([`Drawn::draw_past_tile`]).
     fn draw(draw: &mut Draw) -> Drawn {
+        if draw.chance(PAST_TILE_PERCENT) {
+            return Self::draw_past_tile(draw);
+        }
         let caps = least_device();
         let variant = Conv2dVariant::ALL
             .get(draw.below(Conv2dVariant::ALL.len() + 1))
@@ -1856,6 +1881,104 @@ impl Drawn {
         Drawn {
             spec: at(height, width, kh, kw),
             how,
+            kind,
+            padded,
+            seed: draw.seed(),
+        }
+    }
+
+    /// A case for the halo tiles' "inside" shortcut (a tile whose halo lies
+    /// inside the image loads it without the border rule): a halo-tile
+    /// variant (a tile or a register window) forced with the filter's
+    /// radius past the tile along rows, columns or both (the tile's extent
+    /// plus 1 to 3 three times in four, else up to twice it plus 1), the
+    /// other extent narrow (1 to 5), under the clamp border (a wrong
+    /// shortcut at any edge then loads a pixel other than the clamped one;
+    /// under the zero border one at the top reads before the buffer, which
+    /// robust devices answer with the border's own 0). The image, each
+    /// side up to [`PAST_TILE_MOST`], holds along each axis a tile whose
+    /// halo lies inside ([`least_inside`]), so that along an axis past the
+    /// tile the shortcut meets tiles before the radius whose halo sticks
+    /// out at the start alone and tiles past it whose halo lies inside.
+    /// The variant and filter are drawn again (up to 16 times) until that
+    /// image fits the least device within [`random::MAX_WORK`]; else a
+    /// 19 × 1 filter through 8 × 8 tiles.
+    fn draw_past_tile(draw: &mut Draw) -> Drawn {
+        let caps = least_device();
+        let border = Border::Clamp;
+        let elem = if draw.chance(50) { Elem::F32 } else { Elem::U8 };
+        let kind = Kind::draw(draw, elem, border);
+        let at = |height, width, kh, kw| Conv2dSpec {
+            height,
+            width,
+            kh,
+            kw,
+            border,
+        };
+        let halo_tiles: Vec<Conv2dVariant> = Conv2dVariant::ALL
+            .into_iter()
+            .filter(|v| !v.global() && !v.direct())
+            .collect();
+        let mut drawn = None;
+        for _ in 0..16 {
+            let v = *draw.pick(&halo_tiles);
+            let (tw, th) = v.tile();
+            // 0: rows past the tile, 1: columns, 2: both.
+            let axes = draw.below(3);
+            let mut extent = |tile: u32, past: bool| {
+                let tile = tile as usize;
+                if !past {
+                    draw.odd(5)
+                } else if draw.chance(75) {
+                    2 * (tile + draw.between(1, 3)) + 1
+                } else {
+                    2 * (tile + draw.between(4, tile + 1)) + 1
+                }
+            };
+            let kh = extent(th, axes != 1);
+            let kw = extent(tw, axes != 0);
+            let least = (
+                least_inside(kh / 2, th as usize),
+                least_inside(kw / 2, tw as usize),
+            );
+            if kh * kw <= kind.most_values()
+                && fits(&caps, How::Forced(v), &at(least.0, least.1, kh, kw), elem)
+            {
+                drawn = Some((v, kh, kw, least));
+                break;
+            }
+        }
+        let (v, kh, kw, (least_h, least_w)) =
+            drawn.unwrap_or((Conv2dVariant::Tile8x8, 19, 1, (least_inside(9, 8), 8)));
+        let most_pixels = random::MAX_LEN.min(random::MAX_WORK / (kh * kw));
+        let fits_image = |h: usize, w: usize| {
+            h * w <= most_pixels && fits(&caps, How::Forced(v), &at(h, w, kh, kw), elem)
+        };
+        let (height, width) = if draw.chance(50) {
+            let height = draw.between(
+                least_h,
+                largest(least_h, PAST_TILE_MOST, |h| fits_image(h, least_w)),
+            );
+            let width = draw.between(
+                least_w,
+                largest(least_w, PAST_TILE_MOST, |w| fits_image(height, w)),
+            );
+            (height, width)
+        } else {
+            let width = draw.between(
+                least_w,
+                largest(least_w, PAST_TILE_MOST, |w| fits_image(least_h, w)),
+            );
+            let height = draw.between(
+                least_h,
+                largest(least_h, PAST_TILE_MOST, |h| fits_image(h, width)),
+            );
+            (height, width)
+        };
+        let padded = elem == Elem::F32 && draw.chance(33);
+        Drawn {
+            spec: at(height, width, kh, kw),
+            how: How::Forced(v),
             kind,
             padded,
             seed: draw.seed(),
@@ -2112,6 +2235,89 @@ mod tests {
         }
         assert!(any(&|d| s(d).width > 100_000) && any(&|d| s(d).height > 100_000));
         assert!(any(&|d| s(d).width > 256 && s(d).height > 256));
+    }
+
+    /// Which sides of the halo tiles' "inside" shortcut a drawn case tests
+    /// on every device: `(top, left)`. A side counts where the case forces
+    /// a halo-tile variant under the clamp border and the image holds,
+    /// along that axis, a tile whose halo sticks out before the image by
+    /// less than the filter's radius (the radius past the tile) but lies
+    /// inside at the far end and along the other axis, and a tile whose
+    /// halo lies inside along it. Tiles are enumerated, not computed as the
+    /// draw computes them.
+    fn shortcut_sides(d: &Drawn) -> (bool, bool) {
+        let v = match d.how {
+            How::Forced(v) | How::Grid(v, _) if !v.global() && !v.direct() => v,
+            _ => return (false, false),
+        };
+        if d.spec.border != Border::Clamp {
+            return (false, false);
+        }
+        let (tw, th) = v.tile();
+        let s = d.spec;
+        // Along one axis: (a tile sticking out at the start alone, a tile
+        // inside) for `extent` pixels, tiles `tile` wide, radius `r`.
+        let along = |extent: usize, tile: u32, r: usize| {
+            let starts: Vec<usize> = (0..extent).step_by(tile as usize).collect();
+            let ends_inside = |y0: usize| y0 + tile as usize + r <= extent;
+            (
+                starts.iter().any(|&y0| y0 > 0 && y0 < r && ends_inside(y0)),
+                starts.iter().any(|&y0| y0 >= r && ends_inside(y0)),
+            )
+        };
+        let (rows_out, rows_in) = along(s.height, th, s.kh / 2);
+        let (cols_out, cols_in) = along(s.width, tw, s.kw / 2);
+        (
+            rows_out && rows_in && cols_in,
+            cols_out && cols_in && rows_in,
+        )
+    }
+
+    #[test]
+    fn draws_put_the_filter_past_the_halo_tiles_often() {
+        let drawn = draws(7, 1000);
+        let (mut top, mut left, mut both) = (0, 0, 0);
+        let mut variants = std::collections::BTreeSet::new();
+        let mut elems = std::collections::BTreeSet::new();
+        for d in &drawn {
+            let (t, l) = shortcut_sides(d);
+            top += usize::from(t);
+            left += usize::from(l);
+            both += usize::from(t && l);
+            if t || l {
+                variants.insert(d.how.variant().unwrap().name());
+                elems.insert(d.elem().to_string());
+            }
+        }
+        // Each side in a tenth of the draws or more: a default run (24 per
+        // op) meets both in most seeds.
+        assert!(
+            top * 10 >= drawn.len() && left * 10 >= drawn.len(),
+            "top {top}, left {left} of {}",
+            drawn.len()
+        );
+        assert!(both > 0);
+        // Every tile and a register window, f32 and u8 pixels.
+        for v in Conv2dVariant::ALL {
+            if !v.window() && !v.global() && !v.direct() {
+                assert!(variants.contains(v.name()), "{v:?}: {variants:?}");
+            }
+        }
+        assert!(
+            variants.iter().any(|v| v.starts_with("window")),
+            "{variants:?}"
+        );
+        assert_eq!(elems.len(), 2);
+        // The fallback when no drawn filter fits.
+        for elem in [Elem::F32, Elem::U8] {
+            let s = spec(least_inside(9, 8), 8, 19, 1, Border::Clamp);
+            assert!(fits(
+                &least_device(),
+                How::Forced(Conv2dVariant::Tile8x8),
+                &s,
+                elem
+            ));
+        }
     }
 
     #[test]

@@ -14,13 +14,15 @@
 #[path = "copy.rs"]
 mod cpu;
 
+use crate::op::random::{self, Draw};
 use crate::op::{
     check_apart, check_binding, compare_exact, preferred_group_size, prepare_kernel, seed,
     u32_param, ArrayData, Case, CaseGroup, Check, CliSpec, Context, HostArray, Metric, Op, Options,
     Prepared, Size, Verdict, Workload,
 };
 use rosetta_core::{
-    inputs, Access, Backend, Buffer, DeviceInfo, Kernel, KernelDef, Launch, Result,
+    check_limit, inputs, Access, Backend, Buffer, Capabilities, DeviceInfo, Kernel, KernelDef,
+    Launch, Result,
 };
 use std::sync::{Arc, LazyLock};
 
@@ -53,14 +55,20 @@ pub struct CopyPlan {
 impl CopyPlan {
     /// Plan a copy of `words` words on `backend`.
     pub fn new(backend: &Arc<dyn Backend>, words: u64) -> Result<Self> {
+        Self::with_grid(backend, words, u32::MAX)
+    }
+
+    /// [`CopyPlan::new`] on a grid of at most `groups` workgroups (at least
+    /// one), which then stride over the vectors: the kernels' grid-stride
+    /// loop, unrolled four strides deep, runs its unrolled body only for
+    /// invocations with four vectors or more, which the plan's own grid
+    /// (one vector per invocation up to its cap) gives only past about 3 M
+    /// words on llvmpipe. Conformance caps it on every device so that short
+    /// copies run that body and end it at every offset.
+    pub(crate) fn with_grid(backend: &Arc<dyn Backend>, words: u64, groups: u32) -> Result<Self> {
         u32_param("copy length (words)", words)?;
-        let caps = &backend.info().caps;
-        let group_size = preferred_group_size(caps);
-        let wanted = words.div_ceil(u64::from(group_size) * 4).max(1);
-        let groups = wanted.min(
-            u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])),
-        );
-        let launch = Launch::linear(groups as u32, group_size, 0);
+        let (group_size, groups) = grid(&backend.info().caps, words, groups)?;
+        let launch = Launch::linear(groups, group_size, 0);
         let kernel = prepare_kernel(backend, kernel(), &[("GROUP_SIZE", group_size)], &launch)?;
         Ok(CopyPlan {
             backend: Arc::clone(backend),
@@ -92,6 +100,31 @@ impl CopyPlan {
     }
 }
 
+/// The workgroup size and grid of a copy of `words` words on a device with
+/// `caps`, at most `most_groups` workgroups: one vector per invocation up
+/// to four saturating grids; refused where an invocation would loop past
+/// the device's loop budget.
+fn grid(caps: &Capabilities, words: u64, most_groups: u32) -> Result<(u32, u32)> {
+    let group_size = preferred_group_size(caps);
+    let wanted = words.div_ceil(u64::from(group_size) * 4).max(1);
+    let groups = wanted
+        .min(u64::from(caps.saturating_groups(group_size) * 4).min(u64::from(caps.max_groups[0])))
+        .min(u64::from(most_groups.max(1)));
+    check_limit(
+        "copy loop iterations per invocation",
+        loop_iterations(words, groups * u64::from(group_size)),
+        caps.loop_budget(),
+    )?;
+    Ok((group_size, groups as u32))
+}
+
+/// Loop iterations one invocation of a grid of `stride` invocations runs
+/// for `words` words, counted generously: every vector loop iteration as if
+/// none were unrolled, and the tail's.
+fn loop_iterations(words: u64, stride: u64) -> u64 {
+    (words / 4).div_ceil(stride) + 1
+}
+
 /// The copy op.
 pub struct Copy;
 
@@ -101,6 +134,9 @@ pub struct Copy;
 /// three words past the end, and no case looked there).
 struct CopyCheck {
     data: Vec<u32>,
+    /// The most workgroups of the grid ([`CopyPlan::with_grid`]); `None`:
+    /// the plan's own.
+    grid: Option<u32>,
 }
 
 /// What the destination holds past n, before and after.
@@ -113,7 +149,10 @@ impl Check for CopyCheck {
     fn run(&self, ctx: &Context<'_>) -> Result<Verdict> {
         let backend = ctx.backend;
         let len = self.data.len();
-        let plan = CopyPlan::new(backend, len as u64)?;
+        let plan = match self.grid {
+            Some(groups) => CopyPlan::with_grid(backend, len as u64, groups)?,
+            None => CopyPlan::new(backend, len as u64)?,
+        };
         let mut source = self.data.clone();
         source.extend((0..PAST as u32).map(|j| 0x7fc0_0001 + j));
         let src = Buffer::from_slice(backend, &source)?;
@@ -225,25 +264,15 @@ impl Op for Copy {
                 Case::new(name, "copy", CaseGroup::Ops, len <= 70_000, move || {
                     CopyCheck {
                         data: inputs::u32_values(s, len),
+                        grid: None,
                     }
                 })
             })
             .collect()
     }
 
-    fn random_case(&self, draw: &mut crate::op::random::Draw) -> Case {
-        // One plan, no variants: a drawn length and words.
-        let len = draw.length(crate::op::random::MAX_LEN);
-        let s = draw.seed();
-        Case::new(
-            format!("copy n={len}"),
-            "copy",
-            CaseGroup::Random,
-            true,
-            move || CopyCheck {
-                data: inputs::u32_values(s, len),
-            },
-        )
+    fn random_case(&self, draw: &mut Draw) -> Case {
+        Drawn::draw(draw).case()
     }
 
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
@@ -291,10 +320,210 @@ impl Op for Copy {
     }
 }
 
+/// The most workgroups a drawn capped grid has.
+const DRAWN_MOST_GROUPS: usize = 4;
+
+/// The longest drawn copy on a capped grid, in rows of the unrolled loop
+/// (each four strides of vectors).
+const DRAWN_MOST_ROWS: usize = 8;
+
+/// A copy the `random` group drew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Drawn {
+    len: usize,
+    /// The most workgroups ([`CopyPlan::with_grid`]); `None`: the plan's own
+    /// grid.
+    grid: Option<u32>,
+    seed: u64,
+}
+
+impl Drawn {
+    /// Half the time a length up to [`random::MAX_LEN`] on the plan's own
+    /// grid (one vector per invocation at these lengths); half the time a grid capped at 1 to [`DRAWN_MOST_GROUPS`]
+    /// workgroups and a length that ends the kernels' unrolled loop (four
+    /// strides of vectors a row) at a drawn offset: 0 to
+    /// [`DRAWN_MOST_ROWS`] whole rows, then vectors up to a row more, half
+    /// the time at an edge of a stride (0, 1, each multiple of the stride
+    /// and one either side, a row less one), then a tail of 0 to 3 words.
+    /// Strides count the least device's workgroups of 256 invocations
+    /// (every device the suite runs takes them).
+    fn draw(draw: &mut Draw) -> Drawn {
+        if draw.chance(50) {
+            let len = draw.length(random::MAX_LEN);
+            return Drawn {
+                len,
+                grid: None,
+                seed: draw.seed(),
+            };
+        }
+        let groups = draw.between(1, DRAWN_MOST_GROUPS);
+        let stride = groups * preferred_group_size(&random::least_device()) as usize;
+        let row = 4 * stride;
+        let rows = draw.between(0, DRAWN_MOST_ROWS);
+        let within = if draw.chance(50) {
+            let j = draw.between(0, 4);
+            (j * stride + draw.between(0, 2))
+                .saturating_sub(1)
+                .min(row - 1)
+        } else {
+            draw.below(row)
+        };
+        let len = (4 * (rows * row + within) + draw.below(4)).clamp(1, random::MAX_LEN);
+        Drawn {
+            len,
+            grid: Some(groups as u32),
+            seed: draw.seed(),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self.grid {
+            None => format!("copy n={}", self.len),
+            Some(1) => format!("copy n={} on 1 workgroup", self.len),
+            Some(groups) => format!("copy n={} on {groups} workgroups", self.len),
+        }
+    }
+
+    fn case(self) -> Case {
+        Case::new(self.name(), "copy", CaseGroup::Random, true, move || {
+            CopyCheck {
+                data: inputs::u32_values(self.seed, self.len),
+                grid: self.grid,
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::op::random::testing;
+
     #[test]
     fn the_kernel_has_every_language() {
         assert_eq!(super::kernel().sources().languages().len(), 5);
+    }
+
+    fn draws(seed: u64, count: u64) -> Vec<Drawn> {
+        testing::draws("copy", seed, count, Drawn::draw)
+    }
+
+    /// Where the unrolled loop of a drawn copy on a capped grid of `groups`
+    /// workgroups of 256 ends: its vectors' offset in the last row (four
+    /// strides), and whether a whole row ran before it.
+    fn offset(d: &Drawn, groups: u32) -> (usize, bool) {
+        let row = 4 * 256 * groups as usize;
+        let vectors = d.len / 4;
+        (vectors % row, vectors >= row)
+    }
+
+    #[test]
+    fn draws_cap_the_grid_and_end_the_unrolled_loop_everywhere() {
+        let drawn = draws(3, 2000);
+        let capped: Vec<(&Drawn, u32)> = drawn
+            .iter()
+            .filter_map(|d| d.grid.map(|g| (d, g)))
+            .collect();
+        assert!(
+            capped.len() > 800 && capped.len() < 1200,
+            "{}",
+            capped.len()
+        );
+        assert!(drawn.iter().any(|d| d.grid.is_none() && d.len > 100_000));
+        for d in &drawn {
+            assert!(d.len >= 1 && d.len <= random::MAX_LEN, "{}", d.name());
+            if let Some(g) = d.grid {
+                assert!((1..=DRAWN_MOST_GROUPS as u32).contains(&g), "{}", d.name());
+            }
+        }
+        for groups in 1..=DRAWN_MOST_GROUPS as u32 {
+            let stride = 256 * groups as usize;
+            let of = |f: &dyn Fn(usize, bool, usize) -> bool| {
+                capped
+                    .iter()
+                    .filter(|(d, g)| *g == groups && f(offset(d, *g).0, offset(d, *g).1, d.len % 4))
+                    .count()
+            };
+            // Every quarter of the row, after whole rows and not, each tail.
+            for quarter in 0..4 {
+                for after_rows in [false, true] {
+                    assert!(
+                        of(&|at, rows, _| at / stride == quarter && rows == after_rows) > 0,
+                        "{groups} groups, quarter {quarter}, after rows {after_rows}"
+                    );
+                }
+            }
+            for tail in 0..4 {
+                assert!(of(&|_, _, t| t == tail) > 0, "{groups} groups, tail {tail}");
+            }
+            // The edges of each stride, and a row less one.
+            for at in [
+                0,
+                1,
+                stride - 1,
+                stride,
+                3 * stride - 1,
+                3 * stride,
+                3 * stride + 1,
+                4 * stride - 1,
+            ] {
+                assert!(of(&|a, _, _| a == at) > 0, "{groups} groups, offset {at}");
+            }
+        }
+        // The unrolled loop's last row ends in its last stride (the
+        // invocations at its end run the four loads and stores): in a
+        // tenth of all draws, so that a default run meets it.
+        let last_stride = capped
+            .iter()
+            .filter(|(d, g)| offset(d, *g).0 >= 3 * 256 * *g as usize)
+            .count();
+        assert!(
+            last_stride * 10 >= drawn.len(),
+            "{last_stride} of {}",
+            drawn.len()
+        );
+    }
+
+    #[test]
+    fn drawn_grids_fit_every_device() {
+        for d in draws(5, 1000) {
+            for caps in testing::devices() {
+                let most = d.grid.unwrap_or(u32::MAX);
+                let (group_size, groups) = grid(&caps, d.len as u64, most)
+                    .unwrap_or_else(|e| panic!("{} on {caps:?}: {e}", d.name()));
+                assert_eq!(group_size, 256, "{}", d.name());
+                if let Some(g) = d.grid {
+                    assert!(groups <= g, "{}", d.name());
+                }
+            }
+        }
+        // A grid the loop budget refuses: one workgroup over 2^24 words.
+        let lavapipe = Capabilities::software_device();
+        assert!(grid(&lavapipe, 1 << 24, 1).is_err());
+        assert!(grid(&lavapipe, 1 << 24, u32::MAX).is_ok());
+    }
+
+    #[test]
+    fn a_draw_repeats_and_its_name_says_what_was_drawn() {
+        assert_eq!(draws(4, 50), draws(4, 50));
+        assert_ne!(draws(4, 50), draws(5, 50));
+        let d = Drawn {
+            len: 3079,
+            grid: Some(3),
+            seed: 1,
+        };
+        assert_eq!(d.name(), "copy n=3079 on 3 workgroups");
+        assert_eq!(
+            Drawn { grid: Some(1), ..d }.name(),
+            "copy n=3079 on 1 workgroup"
+        );
+        assert_eq!(Drawn { grid: None, ..d }.name(), "copy n=3079");
+    }
+
+    #[test]
+    fn drawn_cases_pass_on_the_cpu_backend() {
+        let verdicts = testing::drawn_on_cpu("copy", 1, 48, |draw| Drawn::draw(draw).case());
+        let failed = testing::not_passed(&verdicts);
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 }

@@ -15,10 +15,10 @@
 //!   (edges of powers of two, vectors, long k under a tiny C) with uniform,
 //!   underflowing, non-finite, exact integer or NaN-padded values.
 
+use super::plan::{geometry, Algorithm, MatmulPlan, MatmulVariant, Tiling, TILINGS};
 use super::plan::{matmul_f32, run_plan};
-use super::plan::{Algorithm, MatmulPlan, MatmulVariant, Tiling, TILINGS};
 use super::spec::{matmul_bound, matmul_ref, MatmulSpec};
-use crate::op::random::{Draw, MAX_LEN, MAX_WORK};
+use crate::op::random::{largest, least_device, Draw, MAX_LEN, MAX_WORK};
 use crate::op::{
     compare_bounded, compare_exact, padding, seed, Case, CaseGroup, Check, Context, Exact, Rejects,
     Verdict,
@@ -813,8 +813,8 @@ pub(super) fn drawn_case(draw: &mut Draw) -> Case {
 
 /// The variant, the shape within the limits, then the values.
 fn draw_product(draw: &mut Draw) -> Drawn {
-    let (how, k_min) = draw_how(draw);
-    let spec = draw_shape(draw, k_min, &padding_of(&how));
+    let (how, k_min, k_max) = draw_how(draw);
+    let spec = draw_shape(draw, (k_min, k_max), &padding_of(&how));
     let values = match draw.below(20) {
         0..=6 => Values::Uniform,
         7..=10 => Values::Integers(draw_below(draw, spec.k)),
@@ -830,20 +830,36 @@ fn draw_product(draw: &mut Draw) -> Drawn {
     }
 }
 
-/// How the product runs, in equal shares: the plan's own choice, each
-/// tiling forced unsplit, each with k forced split; and in one share of
-/// those 2·tilings + 2 a tiling under an emulated loop budget. With it the
-/// least k for which it is what its name says: a forced split of at least
-/// two chunks (mostly as many as it asks for), a budget whose plan needs
-/// the sum passes it asks for.
-fn draw_how(draw: &mut Draw) -> (How, usize) {
+/// Matmuls in a hundred drawn with a multi-pass split-k sum whose last fan
+/// is ragged ([`draw_multi_pass`]): a planted bug there (a dropped `min`
+/// over the last fan's planes) ran in 1 drawn matmul of 300 before this
+/// form, in 6 of the 90 fixed ones.
+const MULTI_PASS_PERCENT: usize = 12;
+
+/// How the product runs: [`MULTI_PASS_PERCENT`] times in a hundred a
+/// multi-pass sum ([`draw_multi_pass`]); else in equal shares the plan's own
+/// choice, each tiling forced unsplit, each with k forced split; and in one
+/// share of those 2·tilings + 2 a tiling under an emulated loop budget.
+/// With it the range of k for which it is what its name says (the least k
+/// unless said, up to any): a forced split of at least two chunks (mostly as
+/// many as it asks for), a budget whose plan needs the sum passes it asks
+/// for.
+fn draw_how(draw: &mut Draw) -> (How, usize, usize) {
+    if draw.chance(MULTI_PASS_PERCENT) {
+        let (how, k) = draw_multi_pass(draw);
+        return (how, k, k);
+    }
     let tilings = TILINGS.len();
     let pick = draw.below(2 * tilings + 2);
     if pick == 0 {
-        return (How::Plan, 1);
+        return (How::Plan, 1, MAX_LEN);
     }
     if pick <= tilings {
-        return (How::Variant(MatmulVariant::tiled(TILINGS[pick - 1])), 1);
+        return (
+            How::Variant(MatmulVariant::tiled(TILINGS[pick - 1])),
+            1,
+            MAX_LEN,
+        );
     }
     if pick <= 2 * tilings {
         let t = TILINGS[pick - 1 - tilings];
@@ -865,7 +881,7 @@ fn draw_how(draw: &mut Draw) -> (How, usize) {
             depth + 1
         };
         let v = MatmulVariant::tiled(t).split(chunks as u32);
-        return (How::Variant(v), k_min);
+        return (How::Variant(v), k_min, MAX_LEN);
     }
     let t = *draw.pick(&TILINGS);
     let depth = t.tile_k as u64;
@@ -892,7 +908,87 @@ fn draw_how(draw: &mut Draw) -> (How, usize) {
     if draw.chance(25) {
         v = v.split(draw.between(2, 4) as u32);
     }
-    (How::Budget(v, budget, passes), k_min as usize)
+    (How::Budget(v, budget, passes), k_min as usize, MAX_LEN)
+}
+
+/// The loop budget's bounds that make a chunk of tiling `t` exactly
+/// `slices` slices deep: from one slice's loops past the least to one short
+/// of a further slice.
+fn budget_bounds(t: &Tiling, slices: u64) -> (u64, u64) {
+    let per_tile = Algorithm::Tiled.loops_per_tile(t);
+    let per_slice = Algorithm::Tiled.loops_per_slice(t);
+    let least = per_tile + slices * per_slice;
+    (least, least + per_slice - 1)
+}
+
+/// The longest k a 1 × 1 product forced to tiling `t` takes within the
+/// limits.
+fn longest_k(t: &Tiling) -> usize {
+    let padding = padding_of(&How::Variant(MatmulVariant::tiled(*t)));
+    largest(1, MAX_LEN, |k| within_limits([1, 1, k], &padding))
+}
+
+/// The first sum pass of tiling `t` under `budget` with k split into
+/// chunks of `slices` slices for a k of `k`, as the plan makes it on the
+/// least device (the number of chunks, the sum's fan-in), if it makes more
+/// than one pass.
+fn first_of_passes(t: &Tiling, slices: u64, budget: u64, k: usize) -> Option<(u64, u64)> {
+    let spec = MatmulSpec { m: 1, k, n: 1 };
+    let chunks = (k as u64).div_ceil(u64::from(t.tile_k)).div_ceil(slices);
+    let v = MatmulVariant::tiled(*t).split(chunks as u32);
+    let g = geometry(
+        &least_device(),
+        rosetta_core::Language::Glsl,
+        &spec,
+        &v,
+        budget,
+    )
+    .ok()?;
+    (g.sums.len() >= 2).then(|| (u64::from(g.chunks), u64::from(g.sums[0].fan_in)))
+}
+
+/// A tiling under an emulated loop budget whose split-k sum takes two
+/// passes, the first with a ragged last fan (its planes not a multiple of
+/// its fan-in, the sum's longest loop): the tiling and the slices per chunk
+/// (1 to [`MAX_BUDGET_SLICES`]) drawn among those whose plan can make more
+/// chunks than one fan holds within a 1 × 1 product's limits (the small
+/// tilings: a fan holds about a budget of chunks), a budget that makes
+/// chunks exactly that deep, then the number of chunks: 1 to as many whole
+/// fans as fit and a ragged fan of 1 plane, one short of a fan, or
+/// anything between, and a k that many chunks deep (the last chunk and
+/// its last slice ragged or not). The split is forced to that number, so
+/// that every device (whatever its own split heuristic) sums the same
+/// planes. Returns the plan's way and k.
+fn draw_multi_pass(draw: &mut Draw) -> (How, usize) {
+    let options: Vec<(Tiling, u64)> = TILINGS
+        .iter()
+        .flat_map(|&t| (1..=MAX_BUDGET_SLICES).map(move |slices| (t, slices)))
+        .filter(|&(t, slices)| {
+            let (_, most) = budget_bounds(&t, slices);
+            first_of_passes(&t, slices, most, longest_k(&t)).is_some()
+        })
+        .collect();
+    let &(t, slices) = draw.pick(&options);
+    let (least, most) = budget_bounds(&t, slices);
+    let budget = draw.between(least as usize, most as usize) as u64;
+    let k_most = longest_k(&t);
+    let (most_chunks, fan_in) = first_of_passes(&t, slices, budget, k_most)
+        .expect("every budget of the range makes two passes at the longest k");
+    let fans = draw.between(1, ((most_chunks - 1) / fan_in) as usize) as u64;
+    let ragged = match draw.below(4) {
+        0 => 1,
+        1 => fan_in - 1,
+        _ => draw.between(1, fan_in as usize - 1) as u64,
+    };
+    let mut chunks = (fans * fan_in + ragged).min(most_chunks);
+    if chunks % fan_in == 0 {
+        chunks -= 1;
+    }
+    let depth = u64::from(t.tile_k);
+    let total_slices = (chunks - 1) * slices + draw.between(1, slices as usize) as u64;
+    let k = (total_slices * depth - draw.below(depth as usize) as u64).min(k_most as u64);
+    let v = MatmulVariant::tiled(t).split(chunks as u32);
+    (How::Budget(v, budget, 2), k as usize)
 }
 
 /// `tile_m·tile_n`.
@@ -959,19 +1055,19 @@ fn within_limits(dims: [usize; 3], padding: &[Padding]) -> bool {
         && padding.iter().all(|p| p.work(dims) <= MAX_PADDED_WORK)
 }
 
-/// A shape within the limits with `k >= k_min`: now and then a degenerate
-/// one (a row or a column vector, an outer product, a dot product, a tiny
-/// C under a long k, a short k under a large C) or one with no extent past
-/// [`BALANCED`], and the remaining extents drawn in a random order, each
-/// with [`Draw::length`] up to the largest the limits allow with the ones
-/// not yet drawn at their least.
-fn draw_shape(draw: &mut Draw, k_min: usize, padding: &[Padding]) -> MatmulSpec {
+/// A shape within the limits with `k_min <= k <= k_max`: now and then a
+/// degenerate one (a row or a column vector, an outer product, a dot
+/// product, a tiny C under a long k, a short k under a large C) or one with
+/// no extent past [`BALANCED`], and the remaining extents drawn in a random
+/// order, each with [`Draw::length`] up to the largest the limits allow
+/// with the ones not yet drawn at their least.
+fn draw_shape(draw: &mut Draw, (k_min, k_max): (usize, usize), padding: &[Padding]) -> MatmulSpec {
     const M: usize = 0;
     const N: usize = 1;
     const K: usize = 2;
     let least = [1, 1, k_min];
     let mut dims: [Option<usize>; 3] = [None; 3];
-    let mut ceiling = [MAX_LEN; 3];
+    let mut ceiling = [MAX_LEN, MAX_LEN, k_max];
     match draw.below(10) {
         0 => dims[M] = Some(1),
         1 => dims[N] = Some(1),
@@ -981,8 +1077,8 @@ fn draw_shape(draw: &mut Draw, k_min: usize, padding: &[Padding]) -> MatmulSpec 
             dims[M] = Some(draw.length(4));
             dims[N] = Some(draw.length(4));
         }
-        5 if k_min <= 4 => dims[K] = Some(draw.between(k_min, 4)),
-        6 => ceiling = [BALANCED, BALANCED, BALANCED.max(k_min)],
+        5 if k_min <= 4 => dims[K] = Some(draw.between(k_min, k_max.min(4))),
+        6 => ceiling = [BALANCED, BALANCED, BALANCED.clamp(k_min, k_max)],
         7 => {
             // Whole tiles of the (first) tiling, k one short of a multiple
             // of its slice depth: every tile lies inside A and B and the
@@ -996,7 +1092,7 @@ fn draw_shape(draw: &mut Draw, k_min: usize, padding: &[Padding]) -> MatmulSpec 
                 tn * draw.between(1, 2),
                 tk * draw.between(least_slices, least_slices + 6) - 1,
             ];
-            if within_limits(shape, padding) {
+            if within_limits(shape, padding) && shape[K] <= k_max {
                 dims = shape.map(Some);
             }
         }
@@ -1286,7 +1382,7 @@ mod tests {
     fn the_least_k_of_a_split_or_budget_splits_as_named() {
         let (mut splits, mut two_passes) = (0, 0);
         for i in 0..2000 {
-            let (how, k_min) = draw_how(&mut Draw::new(4, "matmul", i));
+            let (how, k_min, _) = draw_how(&mut Draw::new(4, "matmul", i));
             let spec = shape(1, 1, k_min);
             for (device, caps, languages) in devices() {
                 for language in languages {
@@ -1314,6 +1410,85 @@ mod tests {
             splits > 1000 && two_passes > 50,
             "{splits} splits, {two_passes} of two passes"
         );
+    }
+
+    /// The first sum pass of `d` on every kind of device where it sums in
+    /// two passes or more, each as `(planes, fan_in)`; `None` where one
+    /// device sums in one pass.
+    fn first_passes(d: &Drawn) -> Option<Vec<(u32, u32)>> {
+        let How::Budget(v, budget, _) = d.how else {
+            return None;
+        };
+        let mut firsts = Vec::new();
+        for (device, caps, languages) in devices() {
+            for language in languages {
+                let budget = budget.min(caps.loop_budget());
+                let g = geometry(&caps, language, &d.spec, &v, budget)
+                    .unwrap_or_else(|e| panic!("{} on {device}: {e}", d.name()));
+                if g.sums.len() < 2 {
+                    return None;
+                }
+                firsts.push((g.sums[0].planes, g.sums[0].fan_in));
+            }
+        }
+        Some(firsts)
+    }
+
+    /// A tenth of the draws or more sum split k in two passes or more whose
+    /// first one ends in a ragged fan (its planes not a multiple of its
+    /// fan-in: the last fan's loop must stop early) on every kind of
+    /// device, through two tilings or more, with a last fan of one plane
+    /// and of a fan less one among them.
+    #[test]
+    fn draws_sum_split_k_in_passes_with_a_ragged_last_fan() {
+        let all: Vec<Drawn> = (1..=2).flat_map(|seed| draws(seed, 300)).collect();
+        let (mut ragged, mut tilings, mut lasts) = (0, HashSet::new(), BTreeSet::new());
+        for d in &all {
+            let Some(firsts) = first_passes(d) else {
+                continue;
+            };
+            if firsts.iter().all(|&(planes, fan)| planes % fan != 0) {
+                ragged += 1;
+                if let How::Budget(v, ..) = d.how {
+                    tilings.insert(v.tiling);
+                }
+                let (planes, fan) = firsts[0];
+                if planes % fan == 1 {
+                    lasts.insert("one plane");
+                }
+                if planes % fan == fan - 1 {
+                    lasts.insert("a fan less one");
+                }
+            }
+        }
+        assert!(ragged * 10 >= all.len(), "{ragged} of {}", all.len());
+        assert!(tilings.len() >= 2, "{tilings:?}");
+        assert_eq!(lasts.len(), 2, "{lasts:?}");
+    }
+
+    /// Every draw of the multi-pass form sums in two passes or more with a
+    /// ragged first one, the same planes on every kind of device (its split
+    /// is forced), for any m and n.
+    #[test]
+    fn the_multi_pass_form_is_ragged_on_every_device() {
+        for i in 0..300 {
+            let (how, k) = draw_multi_pass(&mut Draw::new(6, "matmul", i));
+            let d = Drawn {
+                spec: shape(1, 1, k),
+                how,
+                values: Values::Uniform,
+                seed: 0,
+            };
+            let name = d.name();
+            let firsts = first_passes(&d).unwrap_or_else(|| panic!("{name}: one pass"));
+            assert!(firsts.iter().all(|&f| f == firsts[0]), "{name}: {firsts:?}");
+            let (planes, fan) = firsts[0];
+            assert!(
+                planes % fan != 0,
+                "{name}: {planes} planes in fans of {fan}"
+            );
+            assert!(within_limits([1, 1, k], &padding_of(&how)), "{name}");
+        }
     }
 
     #[test]
