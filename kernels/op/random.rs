@@ -22,6 +22,17 @@ pub const MAX_LEN: usize = 1 << 19;
 pub const MAX_WORK: usize = 1 << 23;
 
 /// A deterministic generator (splitmix64).
+/// splitmix64's step: 2^64 / φ.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// splitmix64's finaliser: every bit of `z` moves about half the bits of
+/// the result.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[derive(Debug, Clone)]
 pub struct Draw {
     state: u64,
@@ -29,12 +40,15 @@ pub struct Draw {
 
 impl Draw {
     /// The draw of case `index` of op `op` under suite seed `seed`.
+    ///
+    /// The seed, the op and the index are each mixed before they are
+    /// combined: a state of `seed·φ + …` made seed S + 1's draws seed S's
+    /// shifted by one step (each step adds φ), so that neighbouring seeds
+    /// drew the same cases one value apart.
     pub fn new(seed: u64, op: &str, index: u64) -> Draw {
         let mut draw = Draw {
-            state: seed
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .wrapping_add(super::seed(op))
-                .wrapping_add(index.wrapping_mul(0xD1B5_4A32_D192_ED03)),
+            state: mix(seed.wrapping_add(GOLDEN))
+                ^ mix(super::seed(op)).wrapping_add(mix(index.wrapping_mul(0xD1B5_4A32_D192_ED03))),
         };
         draw.next_u64();
         draw
@@ -42,11 +56,8 @@ impl Draw {
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.state = self.state.wrapping_add(GOLDEN);
+        mix(self.state)
     }
 
     /// A seed for [`rosetta_core::inputs`].
@@ -256,6 +267,26 @@ mod tests {
         assert_ne!(take(1, "matmul", 3), take(2, "matmul", 3));
         assert_ne!(take(1, "matmul", 3), take(1, "matmul", 4));
         assert_ne!(take(1, "matmul", 3), take(1, "conv1d", 3));
+    }
+
+    /// Neighbouring seeds and indices draw unrelated values: no value of
+    /// one draw's first eight appears among another's (seed S + 1 drew
+    /// seed S's values one step later before seeds were mixed).
+    #[test]
+    fn neighbouring_seeds_and_indices_share_no_values() {
+        let take = |seed, index| {
+            let mut d = Draw::new(seed, "matmul", index);
+            (0..8).map(|_| d.next_u64()).collect::<Vec<_>>()
+        };
+        let mut seen = std::collections::HashMap::new();
+        for seed in 0..64u64 {
+            for index in 0..64u64 {
+                for value in take(seed, index) {
+                    let before = seen.insert(value, (seed, index));
+                    assert_eq!(before, None, "({seed}, {index}) drew a value of {before:?}");
+                }
+            }
+        }
     }
 
     #[test]
