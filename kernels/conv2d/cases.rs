@@ -1954,26 +1954,18 @@ impl Drawn {
         let fits_image = |h: usize, w: usize| {
             h * w <= most_pixels && fits(&caps, How::Forced(v), &at(h, w, kh, kw), elem)
         };
-        let (height, width) = if draw.chance(50) {
-            let height = draw.between(
-                least_h,
-                largest(least_h, PAST_TILE_MOST, |h| fits_image(h, least_w)),
-            );
-            let width = draw.between(
-                least_w,
-                largest(least_w, PAST_TILE_MOST, |w| fits_image(height, w)),
-            );
-            (height, width)
+        // One side first, up to the largest that fits with the other at its
+        // least, then the other up to what fits with it.
+        let height_first = draw.chance(50);
+        let mut extent = |least: usize, fits: &dyn Fn(usize) -> bool| {
+            draw.between(least, largest(least, PAST_TILE_MOST, fits))
+        };
+        let (height, width) = if height_first {
+            let height = extent(least_h, &|h| fits_image(h, least_w));
+            (height, extent(least_w, &|w| fits_image(height, w)))
         } else {
-            let width = draw.between(
-                least_w,
-                largest(least_w, PAST_TILE_MOST, |w| fits_image(least_h, w)),
-            );
-            let height = draw.between(
-                least_h,
-                largest(least_h, PAST_TILE_MOST, |h| fits_image(h, width)),
-            );
-            (height, width)
+            let width = extent(least_w, &|w| fits_image(least_h, w));
+            (extent(least_h, &|h| fits_image(h, width)), width)
         };
         let padded = elem == Elem::F32 && draw.chance(33);
         Drawn {
