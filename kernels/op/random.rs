@@ -21,7 +21,6 @@ pub const MAX_LEN: usize = 1 << 19;
 /// 32 times the work it checks.
 pub const MAX_WORK: usize = 1 << 23;
 
-/// A deterministic generator (splitmix64).
 /// splitmix64's step: 2^64 / φ.
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -33,6 +32,7 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A deterministic generator (splitmix64).
 #[derive(Debug, Clone)]
 pub struct Draw {
     state: u64,
