@@ -484,6 +484,18 @@ mod tests {
         );
     }
 
+    /// A default run (24 copies) ends the unrolled loop in its last stride
+    /// in nine seeds of ten or more (measured: 194 of 200).
+    #[test]
+    fn most_default_runs_end_the_unrolled_loop_in_its_last_stride() {
+        let last_stride = |d: &Drawn| {
+            d.grid
+                .is_some_and(|g| offset(d, g).0 >= 3 * 256 * g as usize)
+        };
+        let seeds = testing::seeds_meeting("copy", 200, Drawn::draw, last_stride);
+        assert!(seeds >= 180, "{seeds} of 200 seeds");
+    }
+
     #[test]
     fn drawn_grids_fit_every_device() {
         for d in draws(5, 1000) {

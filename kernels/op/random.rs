@@ -165,6 +165,13 @@ pub fn largest_odd(hi: usize, fits: impl Fn(usize) -> bool) -> usize {
     2 * largest(0, hi.saturating_sub(1) / 2, |t| fits(2 * t + 1)) + 1
 }
 
+/// Cases per op a `random` run draws by default (`rosetta conform` without
+/// `--random-cases`).
+pub const DEFAULT_PER_OP: usize = 24;
+
+/// Of those, the cases `--quick` runs (the first ones).
+pub const DEFAULT_QUICK_PER_OP: usize = 6;
+
 /// What the ops' tests of their draws share.
 #[cfg(test)]
 pub(crate) mod testing {
@@ -195,6 +202,23 @@ pub(crate) mod testing {
         (0..count)
             .map(|i| draw(&mut Draw::new(seed, op, i)))
             .collect()
+    }
+
+    /// Of `seeds` seeds from 1, how many draw at least one case meeting
+    /// `meets` among a default run's [`super::DEFAULT_PER_OP`] of `op`.
+    pub(crate) fn seeds_meeting<T>(
+        op: &str,
+        seeds: u64,
+        draw: impl Fn(&mut Draw) -> T,
+        meets: impl Fn(&T) -> bool,
+    ) -> u64 {
+        (1..=seeds)
+            .filter(|&seed| {
+                draws(op, seed, super::DEFAULT_PER_OP as u64, &draw)
+                    .iter()
+                    .any(&meets)
+            })
+            .count() as u64
     }
 
     /// Cases `0..count` that `drawn_case` draws for `op` under `seed`, each

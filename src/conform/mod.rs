@@ -198,8 +198,8 @@ impl Default for RandomCases {
     fn default() -> Self {
         RandomCases {
             seed: Self::DEFAULT_SEED,
-            per_op: 24,
-            quick_per_op: 6,
+            per_op: rosetta_kernels::op::random::DEFAULT_PER_OP,
+            quick_per_op: rosetta_kernels::op::random::DEFAULT_QUICK_PER_OP,
         }
     }
 }
