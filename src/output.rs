@@ -157,7 +157,7 @@ fn destination(path: &Path) -> Result<Destination> {
                 let whose = if own { "this" } else { "another" };
                 // A closed descriptor has no entry to follow (the link
                 // chain ends in `/proc/PID/fd/N`, which is then missing).
-                if std::fs::metadata(path).is_err() {
+                if std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
                     return Err(error(
                         path,
                         "cannot write",
