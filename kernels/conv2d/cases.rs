@@ -1779,13 +1779,7 @@ impl Drawn {
             _ => DRAWN_DIRECT_VALUES,
         }
         .min(kind.most_values());
-        let at = |height, width, kh, kw| Conv2dSpec {
-            height,
-            width,
-            kh,
-            kw,
-            border,
-        };
+        let at = |height, width, kh, kw| spec(height, width, kh, kw, border);
         let fits_filter = |kh: usize, kw: usize| {
             kh.saturating_mul(kw) <= most_values && fits(&caps, how, &at(1, 1, kh, kw), elem)
         };
@@ -1908,13 +1902,7 @@ impl Drawn {
         let border = Border::Clamp;
         let elem = if draw.chance(50) { Elem::F32 } else { Elem::U8 };
         let kind = Kind::draw(draw, elem, border);
-        let at = |height, width, kh, kw| Conv2dSpec {
-            height,
-            width,
-            kh,
-            kw,
-            border,
-        };
+        let at = |height, width, kh, kw| spec(height, width, kh, kw, border);
         let halo_tiles: Vec<Conv2dVariant> = Conv2dVariant::ALL
             .into_iter()
             .filter(|v| !v.global() && !v.direct())
