@@ -98,8 +98,10 @@
 //! keeps every invocation's loop count (counted generously, see
 //! [`Algorithm::loops_per_slice`]) within [`rosetta_core::Capabilities::loop_budget`]
 //! by cutting k into chunks along z, and keeps the sum's fan-in within it
-//! too, or refuses with a typed error. Where C has few tiles and k is long,
-//! the split also fills a GPU that one workgroup per tile would leave idle.
+//! too, or refuses with a typed error. Where C's tiles leave a GPU's units
+//! short of the workgroups each can run, the split also fills them: the
+//! untuned plan splits k as far as an estimate of pass 1's rounds of
+//! workgroups plus the sum pass's traffic says it pays (`heuristic_chunks`).
 //!
 //! Shared rows are padded by [`PAD`]` = 4` floats against bank conflicts
 //! (keeping 16-byte alignment for vector reads).

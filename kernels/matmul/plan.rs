@@ -63,23 +63,33 @@ pub struct Tiling {
     pub thread_n: u32,
 }
 
-/// The tiled kernel's tilings, largest first; all use 256 invocations.
-/// The two 128 × 128 tilings differ in the slice depth: 16 halves the
-/// barriers and copy bookkeeping per multiply-add (CUDA on an H100, 4096³:
-/// 44.6 TFLOP/s against 41.5 with 8, `scripts/matmul-explore/`), 8 takes
-/// half the shared memory and prefetch registers. The two larger tiles
-/// hold 128 accumulators per invocation (one workgroup per SM on NVIDIA),
-/// each for one way of filling shared memory: 256 × 128 × 16 with 16 × 8
-/// micro-tiles where the kernel copies asynchronously (CUDA, H100, 4096³:
-/// 3.00 against 3.08 ms for 128 × 128 × 16), 128 × 256 × 8 with 8 × 16
-/// where it prefetches through registers (Vulkan 3.14 against 3.41 ms, wgpu
-/// 3.12 against 3.41; `docs/results/h100-2026-11-26e/`); at 2048³ too,
-/// unsplit (`fills_unsplit`), but not where k must be split to fill the
-/// device (1024³).
-pub const TILINGS: [Tiling; 6] = [
+/// The tiled kernel's tilings, in the untuned plan's order of preference
+/// (largest tiles of C first, but for the 8 × 4 micro-tiles: see below); all
+/// use 256 invocations. The two 128 × 128 tilings differ in the slice
+/// depth: 16 halves the barriers and copy bookkeeping per multiply-add
+/// (CUDA on an H100, 4096³: 44.6 TFLOP/s against 41.5 with 8,
+/// `scripts/matmul-explore/`), 8 takes half the shared memory and prefetch
+/// registers. The two larger tiles hold 128 accumulators per invocation (one
+/// workgroup per SM on NVIDIA), each for one way of filling shared memory:
+/// 256 × 128 × 16 with 16 × 8 micro-tiles where the kernel copies
+/// asynchronously (CUDA, H100, 4096³: 3.00 against 3.08 ms for 128 × 128 ×
+/// 16), 128 × 256 × 8 with 8 × 16 where it prefetches through registers
+/// (Vulkan 3.14 against 3.41 ms, wgpu 3.12 against 3.41;
+/// `docs/results/h100-2026-11-26e/`); at 2048³ too, unsplit
+/// (`fills_unsplit`), but not where k must be split to fill the device
+/// (1024³). The 128 × 64 tile with 8 × 4 micro-tiles holds 32 accumulators
+/// and 12 prefetched elements, so more workgroups share an SM: where C's
+/// tiles do not fill a GPU by themselves it ran ahead of 128 × 128 × 8
+/// through the register prefetch (H100, Vulkan and wgpu: 768³ 41.7 against
+/// 49.2 µs, 1536³ 228 against 255, each split as `heuristic_chunks` would;
+/// `docs/results/h100-2026-11-27g/shapes/`), so it comes before it; where
+/// the kernel copies asynchronously 128 × 128 × 16 comes first and takes
+/// those shapes.
+pub const TILINGS: [Tiling; 7] = [
     Tiling::new(256, 128, 16, 16, 8),
     Tiling::new(128, 256, 8, 8, 16),
     Tiling::new(128, 128, 16, 8, 8),
+    Tiling::new(128, 64, 16, 8, 4),
     Tiling::new(128, 128, 8, 8, 8),
     Tiling::new(64, 64, 8, 4, 4),
     Tiling::new(32, 32, 8, 2, 2),
@@ -99,9 +109,10 @@ pub const ASYNC_STAGES: u32 = 4;
 /// buffers (67.6 KiB) do not fit, two do.
 pub const OPENCL_ASYNC_BUDGET: u32 = 48 << 10;
 
-/// The CPU backend's forms of [`TILINGS`], one per tile of C up to
-/// 128 × 128 (both 128 × 128 tilings take the first; the large ones have
-/// none, and its heuristic never picks them): the same tiles of C and invocations,
+/// The CPU backend's forms of [`TILINGS`], one per square tile of C up to
+/// 128 × 128 (both 128 × 128 tilings take the first; the large ones and
+/// the 128 × 64 one have none, and its heuristic never picks them): the
+/// same tiles of C and invocations,
 /// `TILE_K` 64 instead of 8 or 16, and the 128 × 128 tile's micro-tiles
 /// 4 × 16 instead of 8 × 8. Why: under the workgroup
 /// model phase b runs one invocation at a time, loading its accumulators
@@ -139,6 +150,13 @@ impl Tiling {
     /// registers of one workgroup per SM on NVIDIA).
     pub fn large(&self) -> bool {
         self.thread_m * self.thread_n > 64
+    }
+
+    /// Whether an invocation holds at most 8 × 4 accumulators: registers
+    /// for a 16-deep slice's prefetch beside them, and room for more
+    /// workgroups per SM than 8 × 8 micro-tiles leave.
+    pub fn small(&self) -> bool {
+        self.thread_m * self.thread_n <= 32
     }
 
     /// Invocations per workgroup: one per micro-tile.
@@ -560,11 +578,14 @@ fn fills_unsplit(t: &Tiling, tiles: u64, units: u64) -> bool {
 }
 
 /// Whether the untuned plan considers `t` in `language`: slices 16 deep
-/// only where the kernel copies asynchronously ([`Tiling::stages`] > 1), holding
-/// no slice in registers. Elsewhere the register prefetch holds twice the
+/// where the kernel copies asynchronously ([`Tiling::stages`] > 1), holding
+/// no slice in registers, or, on GPUs, where the micro-tile is small
+/// ([`Tiling::small`]). Elsewhere the register prefetch holds twice the
 /// elements and the deeper slice lost (H100, 4096³: Vulkan 4.71 ms against
 /// 4.41 with 8, OpenCL 3.63 against 3.43 before OpenCL had the copies;
-/// CUDA 3.08 against 3.31). The tuner measures it everywhere.
+/// CUDA 3.08 against 3.31). The tuner measures it everywhere. (The CPU
+/// backend has no form of the small micro-tiles' 128 × 64 tile, and
+/// lavapipe's and PoCL's choices stay as they were measured.)
 ///
 /// Large tilings ([`Tiling::large`]) only on GPUs, each where its way of
 /// filling shared memory is the kernel's: 16-deep slices as above, 8-deep
@@ -574,8 +595,9 @@ fn fills_unsplit(t: &Tiling, tiles: u64, units: u64) -> bool {
 /// PoCL the tuner measures them.
 fn heuristic_considers(t: &Tiling, language: Language, caps: &Capabilities) -> bool {
     let stages = t.stages(language, caps);
-    let depth = t.tile_k <= 8 || stages > 1;
-    let large = !t.large() || (caps.device_type.is_gpu() && (t.tile_k > 8 || stages == 1));
+    let gpu = caps.device_type.is_gpu();
+    let depth = t.tile_k <= 8 || stages > 1 || (gpu && t.small());
+    let large = !t.large() || (gpu && (t.tile_k > 8 || stages == 1));
     depth && large
 }
 
@@ -746,25 +768,70 @@ pub fn geometry(
     })
 }
 
-/// Chunks of k worth splitting into on a device with no loop cap: when C's
-/// tiles do not fill the device by themselves ([`fills_unsplit`]), enough
-/// chunks for two workgroups per unit, each at least [`MIN_SPLIT_K`] deep,
-/// with the partial sums under [`HEURISTIC_SCRATCH_BYTES`].
+/// Chunks of k worth splitting into on a device with no loop cap: the count
+/// with the least estimated time ([`split_cost`]), each chunk at least
+/// [`MIN_SPLIT_K`] deep, with the partial sums under
+/// [`HEURISTIC_SCRATCH_BYTES`]; ties go to fewer chunks. A large tiling
+/// ([`Tiling::large`]) that fills the device unsplit stays unsplit.
+///
+/// Why a cost and not "enough workgroups for every unit": C's 144 tiles of
+/// 128 × 128 at 1536³ gave each of an H100's 132 SMs one, so the old rule
+/// kept k whole, and the SMs, which hold two such workgroups, ran half
+/// empty: 301.5 µs through CUDA against 222.3 split three ways (Vulkan
+/// 332.6 against 255.0); at 768³ the old rule's 64 × 64 tiles ran 61–74 µs
+/// where the 128 × 64 ones split three ways ran 41–47 through every API
+/// (`docs/results/h100-2026-11-27g/shapes/`).
 fn heuristic_chunks(caps: &Capabilities, t: &Tiling, tiles: u64, k: u64, elements_c: u64) -> u64 {
     let units = if caps.compute_units > 0 {
         u64::from(caps.compute_units)
     } else {
         64
     };
-    if fills_unsplit(t, tiles, units) {
+    if t.large() && fills_unsplit(t, tiles, units) {
         return 1;
     }
     let by_scratch = HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1);
-    (2 * units)
-        .div_ceil(tiles)
-        .min(k / MIN_SPLIT_K)
+    // Past sixteen rounds of workgroups per unit a split only adds sums.
+    let most = (k / MIN_SPLIT_K)
         .min(by_scratch)
-        .max(1)
+        .min((16 * units).div_ceil(tiles.max(1)))
+        .max(1);
+    let mut best = (split_cost(t, tiles, k, elements_c, units, 1), 1);
+    for chunks in 2..=most {
+        let cost = split_cost(t, tiles, k, elements_c, units, chunks);
+        if cost < best.0 {
+            best = (cost, chunks);
+        }
+    }
+    best.1
+}
+
+/// The FP32 multiply-adds a GPU runs per byte it moves to and from memory
+/// (counting a multiply-add as two): on an H100 the tiled kernels run about
+/// 45 TFLOP/s and a copy moves about 2.8 TB/s. The split's cost model weighs
+/// the sum pass's traffic against pass 1's rounds with it.
+const FLOPS_PER_BYTE: u64 = 16;
+
+/// The estimated time of pass 1 of `t` over `tiles` split into `chunks`
+/// chunks of k, and of the sum pass, in slice-rounds (one slice of one
+/// workgroup on every unit). Pass 1: the rounds of workgroups per unit, at
+/// least two (one workgroup alone on a unit leaves its load latency
+/// exposed: 1024³ in 128 tiles of 128 × 64 on an H100's 132 SMs ran
+/// fastest split two ways), times the slices per chunk. The sum pass reads
+/// the chunks' planes of C and writes C once.
+fn split_cost(t: &Tiling, tiles: u64, k: u64, elements_c: u64, units: u64, chunks: u64) -> u64 {
+    let slices = k.div_ceil(u64::from(t.tile_k)).max(1);
+    let chunk_slices = slices.div_ceil(chunks);
+    let chunks = slices.div_ceil(chunk_slices);
+    let rounds = tiles.saturating_mul(chunks).div_ceil(units).max(2);
+    let pass_1 = rounds.saturating_mul(chunk_slices);
+    if chunks == 1 {
+        return pass_1;
+    }
+    let slice_flops = 2 * u64::from(t.tile_m) * u64::from(t.tile_n) * u64::from(t.tile_k);
+    let sum_bytes = (chunks + 1).saturating_mul(elements_c).saturating_mul(4);
+    let sum = sum_bytes.saturating_mul(FLOPS_PER_BYTE) / units.saturating_mul(slice_flops);
+    pass_1.saturating_add(sum)
 }
 
 /// Whether pass 1 stores runs of four columns of C 16 bytes at a time
@@ -1134,7 +1201,7 @@ mod tests {
         assert!(opencl.contains(&format!(
             "#define ASYNC_STAGES {ASYNC_STAGES}u  // = ASYNC_STAGES"
         )));
-        let t = TILINGS[3];
+        let t = TILINGS[4];
         let copying = Capabilities {
             async_copy: true,
             ..caps(None, 1)
@@ -1169,13 +1236,13 @@ mod tests {
             &copying,
             Language::OpenCl,
             &spec(9, 9, 9),
-            &MatmulVariant::tiled(TILINGS[5]),
+            &MatmulVariant::tiled(TILINGS[6]),
             u64::MAX,
         )
         .unwrap();
         assert_eq!(
             g.launch.shared_bytes,
-            ASYNC_STAGES * TILINGS[5].shared_bytes()
+            ASYNC_STAGES * TILINGS[6].shared_bytes()
         );
     }
 
@@ -1202,12 +1269,12 @@ mod tests {
             .unwrap()
             .chunks
         };
-        let eight = TILINGS[3];
+        let eight = TILINGS[4];
         assert_eq!(chunks(eight, 4096), 1);
         assert!(!vector_stores(&eight, chunks(eight, 4096)));
         assert!(chunks(eight, 1024) > 1);
         assert!(vector_stores(&eight, chunks(eight, 1024)));
-        for t in [TILINGS[4], TILINGS[5]] {
+        for t in [TILINGS[5], TILINGS[6]] {
             assert!(t.thread_m * t.thread_n < 64);
             assert!(vector_stores(&t, 1), "{t}");
         }
@@ -1279,13 +1346,15 @@ mod tests {
             let glsl = |s| plan(&copying, language, s);
             assert_eq!(glsl(cube(4096)), ("128x256x8/8x16".into(), 1));
             assert_eq!(glsl(cube(2048)), ("128x256x8/8x16".into(), 1));
-            assert_eq!(glsl(cube(1024)).0, "128x128x8/8x8");
+            // 64 tiles of 128 × 128: the 128 × 64 tiling split two ways
+            // (`heuristic_chunks`).
+            assert_eq!(glsl(cube(1024)), ("128x64x16/8x4".into(), 2));
             // 132 − 132 / 8 = 116 tiles fill the device; 115 do not.
             assert_eq!(
                 glsl(spec(128 * 4, 256 * 29, 64)),
                 ("128x256x8/8x16".into(), 1)
             );
-            assert_eq!(glsl(spec(128 * 5, 256 * 23, 64)).0, "128x128x8/8x8");
+            assert_eq!(glsl(spec(128 * 5, 256 * 23, 64)).0, "128x64x16/8x4");
         }
         // Not on CPUs (lavapipe, PoCL), however many tiles.
         let cpu = Capabilities {
@@ -1299,6 +1368,81 @@ mod tests {
         for t in TILINGS.into_iter().filter(Tiling::large) {
             assert!(!vector_stores(&t, 1) && !vector_stores(&t, 4), "{t}");
         }
+    }
+
+    /// The untuned plan on an H100-like GPU (132 units) at the shapes whose
+    /// variants were timed through all four APIs
+    /// (`docs/results/h100-2026-11-27g/shapes/`): each pick here was the
+    /// fastest measured there or within 3% of it. The old rule ("a
+    /// workgroup for every unit") left 1536³ unsplit and took 64 × 64
+    /// tiles at 768³, 28–42% slower.
+    #[test]
+    fn mid_size_products_split_as_measured_on_an_h100() {
+        let gpu = Capabilities {
+            device_type: DeviceType::DiscreteGpu,
+            max_shared_bytes: 48 << 10,
+            ..caps(None, 132)
+        };
+        let cuda = Capabilities {
+            max_shared_bytes: 227 << 10,
+            async_copy: true,
+            ..gpu.clone()
+        };
+        let plan = |c: &Capabilities, language, (m, k, n): (usize, usize, usize)| {
+            let s = spec(m, n, k);
+            let v = heuristic_variant(c, language, &s, true).unwrap();
+            let chunks = geometry(c, language, &s, &v, u64::MAX).unwrap().chunks;
+            (v.tiling.name(), chunks)
+        };
+        let small = "128x64x16/8x4".to_string();
+        let deep = "128x128x16/8x8".to_string();
+        for language in [Language::Glsl, Language::Wgsl] {
+            let glsl = |shape| plan(&gpu, language, shape);
+            // Vulkan, H100: 41.7 µs (64 × 64 unsplit: 61.2).
+            assert_eq!(glsl((768, 768, 768)), (small.clone(), 3));
+            // 71.8 (split 3: 73.7; 128 × 128 × 8 split 4: 73.0).
+            assert_eq!(glsl((1024, 1024, 1024)), (small.clone(), 2));
+            // 227.9 (split 3: 232.2; 128 × 128 × 8 unsplit: 332.6).
+            assert_eq!(glsl((1536, 1536, 1536)), (small.clone(), 4));
+            // 71.6 (split 4: 76.5; 128 × 128 × 8 split 16: 73.5).
+            assert_eq!(glsl((512, 4096, 512)), (small.clone(), 8));
+            // The large tiling where its tiles fill the device unsplit.
+            assert_eq!(glsl((2048, 512, 2048)), ("128x256x8/8x16".into(), 1));
+        }
+        let cuda = |shape| plan(&cuda, Language::Cuda, shape);
+        // CUDA, H100: 41.3 µs (128 × 128 × 16 split 3: 42.4).
+        assert_eq!(cuda((768, 768, 768)), (small.clone(), 3));
+        // 65.2 (split 3: 78.9).
+        assert_eq!(cuda((1024, 1024, 1024)), (deep.clone(), 4));
+        // 217.5 (split 3: 223.6; unsplit: 301.5).
+        assert_eq!(cuda((1536, 1536, 1536)), (deep.clone(), 6));
+        // 64.6 (split 6: 87.2).
+        assert_eq!(cuda((512, 4096, 512)), (deep.clone(), 16));
+    }
+
+    /// The split's cost: more chunks shorten pass 1 until every unit holds
+    /// two rounds, and then only add sums; one chunk costs no sum.
+    #[test]
+    fn the_split_cost_counts_rounds_per_unit_and_the_sums() {
+        let t = Tiling::new(128, 64, 16, 8, 4);
+        // 128 tiles, 64 slices, 132 units: unsplit, one workgroup per unit
+        // counts as two rounds of 64 slices.
+        assert_eq!(split_cost(&t, 128, 1024, 1 << 20, 132, 1), 2 * 64);
+        // Two chunks: two rounds of 32 slices, plus the sums.
+        let two = split_cost(&t, 128, 1024, 1 << 20, 132, 2);
+        assert!(two > 2 * 32 && two < 2 * 64, "{two}");
+        // Four: four rounds of 16, and more sums than two chunks.
+        let four = split_cost(&t, 128, 1024, 1 << 20, 132, 4);
+        assert!(four > two, "{four} against {two}");
+        // Asking for 9 chunks of 64 slices gives 8 chunks of 8 (no ninth
+        // is left): the cost of the chunks the geometry makes, 8.
+        assert_eq!(
+            split_cost(&t, 128, 1024, 1 << 20, 132, 9),
+            split_cost(&t, 128, 1024, 1 << 20, 132, 8)
+        );
+        // No overflow at the extremes.
+        let huge = split_cost(&t, u64::MAX / 2, u64::MAX / 2, u64::MAX / 2, 1, 3);
+        assert!(huge > 0);
     }
 
     /// The WGSL version sizes its register arrays for micro-tiles up to
@@ -1328,11 +1472,12 @@ mod tests {
         }
         let names: Vec<String> = MatmulVariant::all().iter().map(|v| v.name()).collect();
         assert_eq!(
-            names[..4],
+            names[..5],
             [
                 "256x128x16/16x8",
                 "128x256x8/8x16",
                 "128x128x16/8x8",
+                "128x64x16/8x4",
                 "128x128x8/8x8"
             ]
         );
@@ -1347,7 +1492,7 @@ mod tests {
         );
         assert_eq!(
             MatmulVariant::from_name("tiled:64x64x8/4x4"),
-            Some(MatmulVariant::tiled(TILINGS[4]))
+            Some(MatmulVariant::tiled(TILINGS[5]))
         );
         for bad in [
             "",
@@ -1369,11 +1514,21 @@ mod tests {
         };
         let small = caps(None, 2); // 32 KiB of shared memory
 
-        // The large tilings have no CPU form: they run as they are.
-        for t in TILINGS.into_iter().filter(Tiling::large) {
+        // The large tilings and the 128 × 64 one have no CPU form: they run
+        // as they are (the CPU backend's heuristic picks none of them).
+        let formless = |t: &Tiling| t.large() || (t.tile_m, t.tile_n) == (128, 64);
+        for t in TILINGS.into_iter().filter(formless) {
             assert_eq!(MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling, t);
+            let cpu = Capabilities {
+                max_shared_bytes: 1 << 20,
+                ..caps(None, 16)
+            };
+            for side in [64, 256, 768, 1024, 1536, 4096] {
+                let v = heuristic_variant(&cpu, Language::Rust, &spec(side, side, side), false);
+                assert_ne!(v.unwrap().tiling, t, "{side}");
+            }
         }
-        for t in TILINGS.into_iter().filter(|t| !t.large()) {
+        for t in TILINGS.into_iter().filter(|t| !formless(t)) {
             let cpu = MatmulVariant::tiled(t).for_cpu_backend(&roomy).tiling;
             assert!(CPU_TILINGS.contains(&cpu), "{t} -> {cpu}");
             assert_eq!(
@@ -1410,7 +1565,7 @@ mod tests {
         // Without a cap, a single tile of C still splits (to fill the
         // device), but a large C does not.
         let free = caps(None, 132);
-        let v = MatmulVariant::tiled(TILINGS[4]);
+        let v = MatmulVariant::tiled(TILINGS[5]);
         let g = geometry(&free, L, &spec(64, 64, 200_000), &v, u64::MAX).unwrap();
         assert!(g.chunks > 100 && g.sums.len() == 1, "{g:?}");
         let g = geometry(&free, L, &spec(4096, 4096, 4096), &v, u64::MAX).unwrap();
@@ -1420,9 +1575,9 @@ mod tests {
     #[test]
     fn tight_budgets_sum_in_several_passes_or_refuse() {
         let c = caps(None, 1);
-        let v = MatmulVariant::tiled(TILINGS[5]);
-        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[5])
-            + Algorithm::Tiled.loops_per_tile(&TILINGS[5]);
+        let v = MatmulVariant::tiled(TILINGS[6]);
+        let per = Algorithm::Tiled.loops_per_slice(&TILINGS[6])
+            + Algorithm::Tiled.loops_per_tile(&TILINGS[6]);
         let g = geometry(&c, L, &spec(3, 5, 20_000), &v, per).unwrap();
         assert_eq!(g.chunks, 2500);
         assert!(g.sums.len() >= 2, "{g:?}");
@@ -1480,7 +1635,7 @@ mod tests {
     #[test]
     fn grids_beyond_one_axis_use_two() {
         let c = caps(None, 1);
-        let v = MatmulVariant::tiled(TILINGS[5]);
+        let v = MatmulVariant::tiled(TILINGS[6]);
         let g = geometry(&c, L, &spec(1, 65_536 * 32 + 1, 3), &v, u64::MAX).unwrap();
         assert_eq!(g.tiles, 65_537);
         assert_eq!(g.launch.groups, [65_535, 2, 1]);
@@ -1507,7 +1662,7 @@ mod tests {
                 .unwrap()
                 .tiling
         };
-        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[3]);
+        assert_eq!(tiling(4096, 4096, 4096, true), TILINGS[4]);
         // CUDA copying asynchronously (with room for its four buffers) takes
         // the 16-deep slices.
         let roomy = Capabilities {
@@ -1521,12 +1676,12 @@ mod tests {
             heuristic_variant(&roomy, L, &spec(4096, 4096, 4096), true)
                 .unwrap()
                 .tiling,
-            TILINGS[3]
+            TILINGS[4]
         );
         // 1024²: 64 large tiles, split four ways over k (256 workgroups):
         // 8 deep here, 16 deep in CUDA (asynchronous copies), where chunks
         // of 16 slices are as deep as 32 of 8.
-        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[3]);
+        assert_eq!(tiling(1024, 1024, 1024, true), TILINGS[4]);
         let v = heuristic_variant(&c, L, &spec(1024, 1024, 1024), true).unwrap();
         let g = geometry(&c, L, &spec(1024, 1024, 1024), &v, u64::MAX).unwrap();
         assert_eq!(g.launch.groups[2], 4);
@@ -1543,19 +1698,19 @@ mod tests {
         // Without the split (the CPU backend), or with k too short to split
         // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_K), smaller
         // tiles fill the device by themselves.
-        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[4]);
-        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[4]);
-        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[3]);
-        assert_eq!(tiling(1, 1, 1, true), TILINGS[5]);
-        assert_eq!(tiling(1, 1, 1, false), TILINGS[5]);
+        assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[5]);
+        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[5]);
+        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[4]);
+        assert_eq!(tiling(1, 1, 1, true), TILINGS[6]);
+        assert_eq!(tiling(1, 1, 1, false), TILINGS[6]);
         // Skinny products with a long k: the split would "fill" the device
         // with tiles of padding; the smallest tiles waste the least.
         for (m, n) in [(1, 1), (1, 4096), (4096, 1), (3, 200), (100, 33)] {
-            assert_eq!(tiling(m, n, 1 << 20, true), TILINGS[5], "{m}x{n}");
+            assert_eq!(tiling(m, n, 1 << 20, true), TILINGS[6], "{m}x{n}");
         }
         // Tiles at least half full still take the large tiling.
-        assert_eq!(tiling(91, 91, 1 << 20, true), TILINGS[3]);
-        assert_eq!(tiling(1000, 1000, 1000, true), TILINGS[3]);
+        assert_eq!(tiling(91, 91, 1 << 20, true), TILINGS[4]);
+        assert_eq!(tiling(1000, 1000, 1000, true), TILINGS[4]);
         let mut tiny = c.clone();
         tiny.max_group_invocations = 128;
         assert!(heuristic_variant(&tiny, L, &spec(4, 4, 4), true).is_none());
