@@ -552,7 +552,12 @@ pub fn heuristic_variant(
     // 87–95 µs against 74–75 for 128 × 128 through Vulkan and wgpu), so
     // only the other tilings count their chunks.
     let fills = |t: &Tiling| {
-        fills_unsplit(t, tiles(spec, t), units) || (!t.large() && workgroups(t) >= units)
+        if t.large() {
+            fills_unsplit(t, tiles(spec, t), units)
+                && (t.stages(language, caps) > 1 || spec.k as u64 >= LARGE_PREFETCH_MIN_K)
+        } else {
+            fills_unsplit(t, tiles(spec, t), units) || workgroups(t) >= units
+        }
     };
     usable
         .iter()
@@ -560,6 +565,15 @@ pub fn heuristic_variant(
         .or(usable.last())
         .map(|&t| MatmulVariant::tiled(t))
 }
+
+/// The least k for which the untuned plan takes a large tiling where the
+/// kernel prefetches through registers (one workgroup per SM, 128
+/// accumulators to store at the end): below it the 128 × 64 tiles ran
+/// ahead. H100, Vulkan, 128 × 256 × 8 against 128 × 64 × 16: 2048 × k ×
+/// 2048 with k = 128 58.5 against 38.5 µs, 256 82.3 / 67.1, 512 131.4 /
+/// 127.4 (3072² × 512: 344 / 276), 1024 231.5 / 245.6 (4096² × 1024: 859
+/// / 936); wgpu alike (`docs/results/h100-2026-11-27g/shapes/call9-large-k.txt`).
+const LARGE_PREFETCH_MIN_K: u64 = 1024;
 
 /// Whether `tiles` workgroups of `t` fill a device of `units` compute units
 /// with no split of k. A large tiling ([`Tiling::large`]) runs one workgroup
@@ -1305,8 +1319,8 @@ mod tests {
     }
 
     /// The large tilings are the untuned choice only on GPUs, only where
-    /// C's tiles alone nearly fill the device (one workgroup per unit), and
-    /// then unsplit; each only with its way of filling shared memory; they
+    /// C's tiles alone nearly fill the device (one workgroup per unit) and,
+    /// through the register prefetch, k is long, and then unsplit; each only with its way of filling shared memory; they
     /// never store 16 bytes at a time.
     #[test]
     fn large_tiles_only_where_they_fill_a_gpu_unsplit() {
@@ -1351,10 +1365,18 @@ mod tests {
             assert_eq!(glsl(cube(1024)), ("128x64x16/8x4".into(), 2));
             // 132 − 132 / 8 = 116 tiles fill the device; 115 do not.
             assert_eq!(
-                glsl(spec(128 * 4, 256 * 29, 64)),
+                glsl(spec(128 * 4, 256 * 29, 1024)),
                 ("128x256x8/8x16".into(), 1)
             );
-            assert_eq!(glsl(spec(128 * 5, 256 * 23, 64)).0, "128x64x16/8x4");
+            assert_eq!(glsl(spec(128 * 5, 256 * 23, 1024)).0, "128x64x16/8x4");
+            // Through the register prefetch, only where k is at least
+            // LARGE_PREFETCH_MIN_K; the asynchronous copies' large tiling
+            // at any k.
+            assert_eq!(glsl(spec(2048, 2048, 1023)), ("128x64x16/8x4".into(), 1));
+            assert_eq!(
+                plan(&copying, Language::Cuda, spec(2048, 2048, 128)).0,
+                "256x128x16/16x8"
+            );
         }
         // Not on CPUs (lavapipe, PoCL), however many tiles.
         let cpu = Capabilities {
@@ -1406,8 +1428,10 @@ mod tests {
             assert_eq!(glsl((1536, 1536, 1536)), (small.clone(), 4));
             // 71.6 (split 4: 76.5; 128 × 128 × 8 split 16: 73.5).
             assert_eq!(glsl((512, 4096, 512)), (small.clone(), 8));
-            // The large tiling where its tiles fill the device unsplit.
-            assert_eq!(glsl((2048, 512, 2048)), ("128x256x8/8x16".into(), 1));
+            // k = 512: 127.4 (the large tiling, which fills the device
+            // unsplit: 131.4; `LARGE_PREFETCH_MIN_K`).
+            assert_eq!(glsl((2048, 512, 2048)), (small.clone(), 1));
+            assert_eq!(glsl((2048, 1024, 2048)), ("128x256x8/8x16".into(), 1));
         }
         let cuda = |shape| plan(&cuda, Language::Cuda, shape);
         // CUDA, H100: 41.3 µs (128 × 128 × 16 split 3: 42.4).
