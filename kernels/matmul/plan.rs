@@ -33,11 +33,28 @@ const MAX_GRID_GROUPS: u64 = 1 << 31;
 const MAX_SCRATCH_ELEMENTS: u64 = 1 << 31;
 
 /// Least k per chunk the heuristic splits into (elements of k, whatever
-/// the slice depth: 32 slices of 8, 16 of 16). Counted in slices, 16-deep
+/// the slice depth: 8 slices of 8, 4 of 16). Counted in slices, 16-deep
 /// slices got half the chunks: CUDA's 1024³ ran split two ways in 68.5 µs
 /// against 62.9 split four ways (H200, `rosetta tune` over forced splits,
-/// `docs/results/h200-2026-11-26b/tune-splits.txt`).
-const MIN_SPLIT_K: u64 = 256;
+/// `docs/results/h200-2026-11-26b/tune-splits.txt`). Chunks of 64 let small
+/// products fill a GPU: 512³ in 128 × 64 tiles split eight ways ran 19.7
+/// µs through Vulkan and CUDA on an H100, against 46.8 and 27.8 for the
+/// unsplit 32 × 32 tiles that chunks of 256 left
+/// (`docs/results/h100-2026-11-27g/shapes/`). See also
+/// [`MIN_SPLIT_K_OPENCL`] and [`MAX_UNSPLIT_K`].
+const MIN_SPLIT_K: u64 = 64;
+
+/// [`MIN_SPLIT_K`] in OpenCL C: a launch there costs the host's enqueue
+/// (about 7 µs on NVIDIA's OpenCL, ARCHITECTURE.md), so the sum pass of a
+/// deep split does not pay for itself on small products: 256³ ran 20.1 µs
+/// split four ways against 15.6 unsplit, 1024 × 256 × 1024 39.1 against
+/// 31.3 (H100).
+const MIN_SPLIT_K_OPENCL: u64 = 256;
+
+/// The longest k the heuristic never splits: at k = 256 a split's sum pass
+/// and launch cost more than the workgroups it adds give back (H100, 1024 ×
+/// 256 × 1024: 9–25% slower split through every API).
+const MAX_UNSPLIT_K: u64 = 256;
 
 /// Largest scratch the heuristic allocates for split-K (bytes); a forced or
 /// budget-required split may use more.
@@ -528,7 +545,7 @@ pub fn heuristic_variant(
     let workgroups = |t: &Tiling| {
         let tiles = tiles(spec, t);
         let chunks = if split {
-            heuristic_chunks(caps, t, tiles, spec.k as u64, elements_c)
+            heuristic_chunks(caps, language, t, tiles, spec.k as u64, elements_c)
         } else {
             1
         };
@@ -703,7 +720,7 @@ pub fn geometry(
     let needed = slices.div_ceil(max_slices);
     let wanted = match variant.split_k {
         Some(chunks) => u64::from(chunks),
-        None => heuristic_chunks(caps, t, tiles, spec.k as u64, elements_c),
+        None => heuristic_chunks(caps, language, t, tiles, spec.k as u64, elements_c),
     };
     let asked = needed.max(wanted).clamp(1, slices);
     let chunk_slices = slices.div_ceil(asked);
@@ -784,9 +801,10 @@ pub fn geometry(
 
 /// Chunks of k worth splitting into on a device with no loop cap: the count
 /// with the least estimated time ([`split_cost`]), each chunk at least
-/// [`MIN_SPLIT_K`] deep, with the partial sums under
-/// [`HEURISTIC_SCRATCH_BYTES`]; ties go to fewer chunks. A large tiling
-/// ([`Tiling::large`]) that fills the device unsplit stays unsplit.
+/// [`MIN_SPLIT_K`] deep ([`MIN_SPLIT_K_OPENCL`] in OpenCL C), with the
+/// partial sums under [`HEURISTIC_SCRATCH_BYTES`]; ties go to fewer chunks.
+/// A large tiling ([`Tiling::large`]) that fills the device unsplit, and a
+/// k of at most [`MAX_UNSPLIT_K`], stay unsplit.
 ///
 /// Why a cost and not "enough workgroups for every unit": C's 144 tiles of
 /// 128 × 128 at 1536³ gave each of an H100's 132 SMs one, so the old rule
@@ -795,18 +813,29 @@ pub fn geometry(
 /// 332.6 against 255.0); at 768³ the old rule's 64 × 64 tiles ran 61–74 µs
 /// where the 128 × 64 ones split three ways ran 41–47 through every API
 /// (`docs/results/h100-2026-11-27g/shapes/`).
-fn heuristic_chunks(caps: &Capabilities, t: &Tiling, tiles: u64, k: u64, elements_c: u64) -> u64 {
+fn heuristic_chunks(
+    caps: &Capabilities,
+    language: Language,
+    t: &Tiling,
+    tiles: u64,
+    k: u64,
+    elements_c: u64,
+) -> u64 {
     let units = if caps.compute_units > 0 {
         u64::from(caps.compute_units)
     } else {
         64
     };
-    if t.large() && fills_unsplit(t, tiles, units) {
+    if (t.large() && fills_unsplit(t, tiles, units)) || k <= MAX_UNSPLIT_K {
         return 1;
     }
+    let min_chunk = match language {
+        Language::OpenCl => MIN_SPLIT_K_OPENCL,
+        Language::Cuda | Language::Wgsl | Language::Glsl | Language::Rust => MIN_SPLIT_K,
+    };
     let by_scratch = HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1);
     // Past sixteen rounds of workgroups per unit a split only adds sums.
-    let most = (k / MIN_SPLIT_K)
+    let most = (k / min_chunk)
         .min(by_scratch)
         .min((16 * units).div_ceil(tiles.max(1)))
         .max(1);
@@ -1395,7 +1424,7 @@ mod tests {
     /// The untuned plan on an H100-like GPU (132 units) at the shapes whose
     /// variants were timed through all four APIs
     /// (`docs/results/h100-2026-11-27g/shapes/`): each pick here was the
-    /// fastest measured there or within 3% of it. The old rule ("a
+    /// fastest measured there or within 5% of it. The old rule ("a
     /// workgroup for every unit") left 1536³ unsplit and took 64 × 64
     /// tiles at 768³, 28–42% slower.
     #[test]
@@ -1433,9 +1462,35 @@ mod tests {
             assert_eq!(glsl((2048, 512, 2048)), (small.clone(), 1));
             assert_eq!(glsl((2048, 1024, 2048)), ("128x256x8/8x16".into(), 1));
         }
+        // Small products: chunks of 64 (MIN_SPLIT_K). Vulkan, H100: 19.7
+        // µs (unsplit 32 × 32 tiles: 46.8); CUDA alike (19.7 against
+        // 27.8). Through OpenCL chunks of 256 (MIN_SPLIT_K_OPENCL): too
+        // short to split 512³.
+        assert_eq!(
+            plan(&gpu, Language::Glsl, (512, 512, 512)),
+            (small.clone(), 8)
+        );
+        let opencl = Capabilities {
+            async_copy: true,
+            ..gpu.clone()
+        };
+        assert_eq!(
+            plan(&opencl, Language::OpenCl, (512, 512, 512)),
+            ("32x32x8/2x2".into(), 1)
+        );
+        // k = 256 is never split (MAX_UNSPLIT_K): 1024 × 256 × 1024 ran
+        // 9–25% slower split through every API.
+        for (c, language) in [
+            (&gpu, Language::Glsl),
+            (&cuda, Language::Cuda),
+            (&opencl, Language::OpenCl),
+        ] {
+            assert_eq!(plan(c, language, (1024, 256, 1024)).1, 1, "{language:?}");
+        }
         let cuda = |shape| plan(&cuda, Language::Cuda, shape);
-        // CUDA, H100: 41.3 µs (128 × 128 × 16 split 3: 42.4).
-        assert_eq!(cuda((768, 768, 768)), (small.clone(), 3));
+        // CUDA, H100: 37.7 µs (128 × 64 × 16 split 3: 41.3; 128 × 128 × 16
+        // split 3: 42.4).
+        assert_eq!(cuda((768, 768, 768)), (deep.clone(), 7));
         // 65.2 (split 3: 78.9).
         assert_eq!(cuda((1024, 1024, 1024)), (deep.clone(), 4));
         // 217.5 (split 3: 223.6; unsplit: 301.5).
@@ -1720,11 +1775,11 @@ mod tests {
         );
         assert_eq!(g.unwrap().launch.groups[2], 4);
         // Without the split (the CPU backend), or with k too short to split
-        // enough ways (64 tiles need 3 chunks of at least MIN_SPLIT_K), smaller
-        // tiles fill the device by themselves.
+        // at all (MAX_UNSPLIT_K), smaller tiles fill the device by
+        // themselves.
         assert_eq!(tiling(1024, 1024, 1024, false), TILINGS[5]);
-        assert_eq!(tiling(1024, 1024, 8 * 95, true), TILINGS[5]);
-        assert_eq!(tiling(1024, 1024, 8 * 96, true), TILINGS[4]);
+        assert_eq!(tiling(1024, 1024, 256, true), TILINGS[5]);
+        assert_eq!(tiling(1024, 1024, 264, true), TILINGS[4]);
         assert_eq!(tiling(1, 1, 1, true), TILINGS[6]);
         assert_eq!(tiling(1, 1, 1, false), TILINGS[6]);
         // Skinny products with a long k: the split would "fill" the device
