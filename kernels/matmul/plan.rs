@@ -512,7 +512,8 @@ pub fn tune_class(spec: &MatmulSpec) -> String {
     )
 }
 
-/// The default variant: the largest tiling that fits, whose tiles are at
+/// The default variant: the first tiling in [`TILINGS`]'s order that fits
+/// and is considered (`heuristic_considers`), whose tiles are at
 /// least half C (not mostly padding), and that still gives every compute
 /// unit a workgroup — C's tiles times the chunks of k the geometry would
 /// split them into (`heuristic_chunks`) where `split` — else the smallest
@@ -567,7 +568,8 @@ pub fn heuristic_variant(
     // A large tiling only where C's tiles alone, unsplit, fill the device
     // (`fills_unsplit`): split over k it lost everywhere (1024³ on an H100:
     // 87–95 µs against 74–75 for 128 × 128 through Vulkan and wgpu), so
-    // only the other tilings count their chunks.
+    // only the other tilings count their chunks; through the register
+    // prefetch only over a long k (`LARGE_PREFETCH_MIN_K`).
     let fills = |t: &Tiling| {
         if t.large() {
             fills_unsplit(t, tiles(spec, t), units)
@@ -1349,8 +1351,9 @@ mod tests {
 
     /// The large tilings are the untuned choice only on GPUs, only where
     /// C's tiles alone nearly fill the device (one workgroup per unit) and,
-    /// through the register prefetch, k is long, and then unsplit; each only with its way of filling shared memory; they
-    /// never store 16 bytes at a time.
+    /// through the register prefetch, k is long, and then unsplit; each
+    /// only with its way of filling shared memory; they never store 16
+    /// bytes at a time.
     #[test]
     fn large_tiles_only_where_they_fill_a_gpu_unsplit() {
         let gpu = Capabilities {
