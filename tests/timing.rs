@@ -32,7 +32,6 @@ fn intervals_hold_the_work_after_their_marks() {
         // Built and run once before the marks.
         plan.encode(&lhs, &rhs, &out).unwrap();
         backend.finish().unwrap();
-        let device_clock = |clock| clock == Clock::Device;
 
         // Marks b0 and b1, a matmul (L1), a mark m, a second matmul (L2), a
         // mark e: b1's interval holds L1 whole, m's does not.
@@ -49,7 +48,7 @@ fn intervals_hold_the_work_after_their_marks() {
             from_b0 >= from_b1 && from_b1 >= from_m,
             "{id}: nested intervals {from_b0:?} ≥ {from_b1:?} ≥ {from_m:?}"
         );
-        if device_clock(clock) {
+        if clock == Clock::Device {
             assert!(
                 from_b1 > from_m,
                 "{id}: the interval from b1 ({from_b1:?}) holds a matmul more than m's ({from_m:?})"
@@ -66,7 +65,7 @@ fn intervals_hold_the_work_after_their_marks() {
         let (from_b, clock) = backend.elapsed(&b, &e).unwrap();
         let (from_m, _) = backend.elapsed(&m, &e).unwrap();
         assert!(from_b >= from_m, "{id}: {from_b:?} ≥ {from_m:?}");
-        if device_clock(clock) {
+        if clock == Clock::Device {
             assert!(
                 from_b > from_m,
                 "{id}: the interval from b ({from_b:?}) holds a write more than m's ({from_m:?})"

@@ -569,13 +569,15 @@ pub fn heuristic_variant(
     // (`fills_unsplit`): split over k it lost everywhere (1024³ on an H100:
     // 87–95 µs against 74–75 for 128 × 128 through Vulkan and wgpu), so
     // only the other tilings count their chunks; through the register
-    // prefetch only over a long k (`LARGE_PREFETCH_MIN_K`).
+    // prefetch only over a long k (`LARGE_PREFETCH_MIN_K`). (For the other
+    // tilings C's tiles filling the device unsplit is the case of one
+    // chunk: `workgroups` counts at least the tiles.)
     let fills = |t: &Tiling| {
         if t.large() {
             fills_unsplit(t, tiles(spec, t), units)
                 && (t.stages(language, caps) > 1 || spec.k as u64 >= LARGE_PREFETCH_MIN_K)
         } else {
-            fills_unsplit(t, tiles(spec, t), units) || workgroups(t) >= units
+            workgroups(t) >= units
         }
     };
     usable
@@ -1226,6 +1228,24 @@ mod tests {
         MatmulSpec { m, k, n }
     }
 
+    /// An H100-like GPU (132 units) with `max_shared_bytes` of shared
+    /// memory, copying asynchronously or not.
+    fn gpu(max_shared_bytes: u32, async_copy: bool) -> Capabilities {
+        Capabilities {
+            device_type: DeviceType::DiscreteGpu,
+            max_shared_bytes,
+            async_copy,
+            ..caps(None, 132)
+        }
+    }
+
+    /// The untuned plan's variant name and chunks of k for `s`.
+    fn untuned(c: &Capabilities, language: Language, s: MatmulSpec) -> (String, u32) {
+        let v = heuristic_variant(c, language, &s, true).unwrap();
+        let chunks = geometry(c, language, &s, &v, u64::MAX).unwrap().chunks;
+        (v.name(), chunks)
+    }
+
     /// The language the geometry tests plan for (one shared buffer).
     const L: Language = Language::Wgsl;
 
@@ -1356,11 +1376,7 @@ mod tests {
     /// bytes at a time.
     #[test]
     fn large_tiles_only_where_they_fill_a_gpu_unsplit() {
-        let gpu = Capabilities {
-            device_type: DeviceType::DiscreteGpu,
-            max_shared_bytes: 227 << 10,
-            ..caps(None, 132)
-        };
+        let gpu = gpu(227 << 10, false);
         let copying = Capabilities {
             async_copy: true,
             ..gpu.clone()
@@ -1369,11 +1385,7 @@ mod tests {
             max_shared_bytes: 48 << 10,
             ..copying.clone()
         };
-        let plan = |c: &Capabilities, language, s: MatmulSpec| {
-            let v = heuristic_variant(c, language, &s, true).unwrap();
-            let chunks = geometry(c, language, &s, &v, u64::MAX).unwrap().chunks;
-            (v.name(), chunks)
-        };
+        let plan = untuned;
         let cube = |side| spec(side, side, side);
         let cuda = |side| plan(&copying, Language::Cuda, cube(side));
         assert_eq!(cuda(4096), ("256x128x16/16x8".into(), 1));
@@ -1432,21 +1444,14 @@ mod tests {
     /// tiles at 768³, 28–42% slower.
     #[test]
     fn mid_size_products_split_as_measured_on_an_h100() {
-        let gpu = Capabilities {
-            device_type: DeviceType::DiscreteGpu,
-            max_shared_bytes: 48 << 10,
-            ..caps(None, 132)
-        };
+        let gpu = gpu(48 << 10, false);
         let cuda = Capabilities {
             max_shared_bytes: 227 << 10,
             async_copy: true,
             ..gpu.clone()
         };
         let plan = |c: &Capabilities, language, (m, k, n): (usize, usize, usize)| {
-            let s = spec(m, n, k);
-            let v = heuristic_variant(c, language, &s, true).unwrap();
-            let chunks = geometry(c, language, &s, &v, u64::MAX).unwrap().chunks;
-            (v.tiling.name(), chunks)
+            untuned(c, language, spec(m, n, k))
         };
         let small = "128x64x16/8x4".to_string();
         let deep = "128x128x16/8x8".to_string();
