@@ -1587,9 +1587,10 @@ fn tune_refuses_to_keep_nothing() {
     assert!(text.contains("reduce/"), "{text}");
 
     // A stored choice that does not plan the shape at hand (75 000 chunks
-    // of one 8-deep slice, past the z grid's 65 535; the tuner stores no
-    // splits, so a hand-edited file) is passed over: the default runs and
-    // the answer is right, where the run failed naming the grid.
+    // of one 8-deep slice, past the z grid's 65 535: a hand-edited file,
+    // or a split the tuner measured on another shape of the class) is
+    // passed over: the default runs and the answer is right, where the run
+    // failed naming the grid.
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     json["choices"]["matmul/m<=2^0 n<=2^0 k<=2^20"] =
         serde_json::json!({"variant": "32x32x8/2x2+splitk4294967295", "median_s": 1.0});
@@ -1725,4 +1726,90 @@ fn run_takes_file_names_that_are_not_utf8() {
     assert!(out.status.success(), "{}", stderr(&out));
     let result = rosetta::npy::read(&output).unwrap();
     assert_eq!(result.data, ArrayData::F32(vec![1.0, 3.0, 6.0]));
+}
+
+/// On every required API but the CPU backend's, `rosetta tune` measures
+/// matmul's chunk counts of k beside its tilings (each a time in the
+/// stored choice), and a split it measured, kept as the choice, plans and
+/// runs the benchmark's product right, reported as tuned (on each device
+/// of the API: wgpu may list two adapters).
+#[test]
+fn tuned_matmul_splits_run_right() {
+    let required = std::env::var("ROSETTA_REQUIRE").unwrap_or_default();
+    for sel in required
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "cpu")
+    {
+        let dir = scratch(&format!("tune-splits-{sel}"));
+        let cache = dir.join("cache");
+        let env = [("ROSETTA_CACHE_DIR", path(&cache))];
+        let tune = [
+            "tune",
+            "--backend",
+            sel,
+            "--op",
+            "matmul",
+            "--size",
+            "small",
+        ];
+        let out = rosetta_with_env(&tune, &env);
+        assert!(out.status.success(), "{sel}: {}", stderr(&out));
+        let files: Vec<PathBuf> = std::fs::read_dir(cache.join("tuning"))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        assert!(!files.is_empty(), "{sel}: nothing stored");
+        // Each device's choice becomes a split it measured.
+        for file in &files {
+            let mut json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+            let choices = json["choices"].as_object_mut().unwrap();
+            let choice = choices
+                .iter_mut()
+                .find(|(k, _)| k.starts_with("matmul/"))
+                .map(|(_, v)| v)
+                .unwrap_or_else(|| panic!("{sel}: no matmul choice in {file:?}"));
+            let split = choice["measured"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .find(|name| name.contains("+splitk") && !name.ends_with("+splitk1"))
+                .unwrap_or_else(|| panic!("{sel}: no split measured: {choice}"))
+                .clone();
+            choice["variant"] = serde_json::json!(split);
+            std::fs::write(file, json.to_string()).unwrap();
+        }
+
+        let report = dir.join("bench.json");
+        let bench = [
+            "bench",
+            "--backend",
+            sel,
+            "--op",
+            "matmul",
+            "--size",
+            "small",
+            "--json",
+            path(&report),
+        ];
+        let out = rosetta_with_env(&bench, &env);
+        assert!(out.status.success(), "{sel}: {}", stderr(&out));
+        let bench: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let products: Vec<&serde_json::Value> = bench["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["op"] == "matmul")
+            .collect();
+        assert_eq!(products.len(), files.len(), "{sel}: {bench}");
+        for product in products {
+            assert_eq!(product["status"], "ok", "{sel}: {product}");
+            assert_eq!(product["tuned"], true, "{sel}: {product}");
+            let ran = product["variant"].as_str().unwrap();
+            assert!(ran.contains("+splitk"), "{sel}: ran {ran}");
+        }
+    }
 }

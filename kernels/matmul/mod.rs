@@ -284,10 +284,13 @@ impl Op for Matmul {
             (Size::Large, true) => &[1024],
         };
         // Tunable among the device's own variants (the CPU backend's
-        // tilings there too).
+        // tilings there too), elsewhere among chunk counts of k too.
         sides
             .iter()
-            .map(|&s| workload_among(s, s, s, MatmulVariant::for_device(device)))
+            .map(|&s| {
+                let spec = MatmulSpec { m: s, k: s, n: s };
+                workload_among(s, s, s, MatmulVariant::for_tuning(device, &spec))
+            })
             .collect()
     }
 
@@ -336,10 +339,13 @@ mod tests {
         );
         let mut gpu = backend.clone();
         gpu.api = rosetta_core::Api::Cuda;
-        assert_eq!(
-            Matmul.workloads(Size::Large, &gpu)[0].variants.len(),
-            TILINGS.len()
-        );
+        // Elsewhere the tilings, then chunk counts of k around the plan's.
+        let variants = &Matmul.workloads(Size::Large, &gpu)[0].variants;
+        assert!(variants.len() > TILINGS.len(), "{variants:?}");
+        assert!(variants[..TILINGS.len()].iter().all(|v| !v.contains('+')));
+        assert!(variants[TILINGS.len()..]
+            .iter()
+            .all(|v| v.contains("+splitk")));
         gpu.caps.device_type = rosetta_core::DeviceType::DiscreteGpu;
         let sides: Vec<u64> = Matmul
             .workloads(Size::Large, &gpu)

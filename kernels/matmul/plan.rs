@@ -411,6 +411,30 @@ impl MatmulVariant {
         all
     }
 
+    /// What the tuner measures for `spec` on `device`: every variant of
+    /// [`MatmulVariant::for_device`] split as the untuned plan would split
+    /// it (`heuristic_chunks`), and, on devices whose plans split k, each
+    /// tiling that fits at other chunk counts too: unsplit, half and twice
+    /// the plan's ([`split_alternatives`]). The plan's chunk counts come
+    /// from a cost model fitted on an H100; the tuner measures instead of
+    /// trusting it on other GPUs. Each count is named by the chunks it
+    /// gives `spec` (`+splitk1`: k whole), and two counts that give the
+    /// same geometry are measured once.
+    pub fn for_tuning(device: &DeviceInfo, spec: &MatmulSpec) -> Vec<MatmulVariant> {
+        let mut all = Self::for_device(device);
+        if workgroup_model(device) {
+            return all;
+        }
+        let (caps, language) = (&device.caps, device.api.language());
+        let splits: Vec<MatmulVariant> = all
+            .iter()
+            .filter(|v| v.tiling.fits(caps, language))
+            .flat_map(|v| split_alternatives(caps, language, spec, v))
+            .collect();
+        all.extend(splits);
+        all
+    }
+
     /// This variant as the CPU backend runs it by default where it fits:
     /// the CPU backend's form of its tiling ([`CPU_TILINGS`]).
     fn for_cpu_backend(self, caps: &Capabilities) -> Self {
@@ -851,6 +875,46 @@ fn heuristic_chunks(
         }
     }
     best.1
+}
+
+/// `variant` (not split by name) at the chunk counts around the untuned
+/// plan's that [`MatmulVariant::for_tuning`] measures: 1, half and twice
+/// the plan's count for `spec`, each named by the chunks its geometry
+/// gives (a count the loop budget or k's slices turn into the plan's own
+/// is left out), and none whose partial sums pass
+/// [`HEURISTIC_SCRATCH_BYTES`].
+fn split_alternatives(
+    caps: &Capabilities,
+    language: Language,
+    spec: &MatmulSpec,
+    variant: &MatmulVariant,
+) -> Vec<MatmulVariant> {
+    let chunks_of = |v: &MatmulVariant| {
+        geometry(caps, language, spec, v, caps.loop_budget())
+            .ok()
+            .map(|g| g.chunks)
+    };
+    let Some(planned) = chunks_of(variant) else {
+        return Vec::new();
+    };
+    let elements_c = (spec.m as u64).saturating_mul(spec.n as u64);
+    let mut seen = vec![planned];
+    let mut alternatives = Vec::new();
+    for wanted in [1, planned / 2, planned.saturating_mul(2)] {
+        let split = variant.split(wanted.max(1));
+        let Some(chunks) = chunks_of(&split) else {
+            continue;
+        };
+        let scratch_bytes = u64::from(chunks)
+            .saturating_mul(elements_c)
+            .saturating_mul(4);
+        if seen.contains(&chunks) || (chunks > 1 && scratch_bytes > HEURISTIC_SCRATCH_BYTES) {
+            continue;
+        }
+        seen.push(chunks);
+        alternatives.push(variant.split(chunks));
+    }
+    alternatives
 }
 
 /// The FP32 multiply-adds a GPU runs per byte it moves to and from memory
@@ -1802,5 +1866,64 @@ mod tests {
         tiny.max_group_invocations = 128;
         assert!(heuristic_variant(&tiny, L, &spec(4, 4, 4), true).is_none());
         assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
+    }
+
+    /// The tuner measures each fitting tiling at the untuned plan's chunk
+    /// count and at 1, half and twice it, named by the chunks each gives
+    /// the shape, never two names for one geometry; the CPU backend's plans
+    /// do not split, so it measures tilings only.
+    #[test]
+    fn the_tuner_measures_chunk_counts_around_the_plans() {
+        let c = gpu(100 << 10, false);
+        let device = crate::op::test_device(rosetta_core::Api::Vulkan, c.clone());
+        let s = spec(1024, 1024, 1024);
+        let variants = MatmulVariant::for_tuning(&device, &s);
+        let names: Vec<String> = variants.iter().map(MatmulVariant::name).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        // Every plain variant first, as before.
+        assert_eq!(
+            &variants[..TILINGS.len()],
+            &MatmulVariant::for_device(&device)[..]
+        );
+        // The untuned plan (128 x 64 split two ways here) and its neighbours.
+        assert_eq!(untuned(&c, Language::Glsl, s), ("128x64x16/8x4".into(), 2));
+        for name in ["128x64x16/8x4+splitk1", "128x64x16/8x4+splitk4"] {
+            assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+        }
+        assert!(
+            !names.iter().any(|n| n == "128x64x16/8x4+splitk2"),
+            "{names:?}"
+        );
+        let chunks = |v: &MatmulVariant| {
+            geometry(&c, Language::Glsl, &s, v, u64::MAX)
+                .unwrap()
+                .chunks
+        };
+        for split in &variants[TILINGS.len()..] {
+            let plain = MatmulVariant::tiled(split.tiling);
+            assert_ne!(chunks(split), chunks(&plain), "{}", split.name());
+            assert_eq!(Some(chunks(split)), split.split_k, "{}", split.name());
+            assert!(split.tiling.fits(&c, Language::Glsl));
+        }
+        // A large tiling fills the device unsplit at 2048^3: its one
+        // alternative is 2 chunks (1 is the plan's own); at 4096^3 two
+        // planes of C are past the heuristic's scratch, so none.
+        let large = |side: usize| -> Vec<String> {
+            MatmulVariant::for_tuning(&device, &spec(side, side, side))
+                .iter()
+                .filter(|v| v.tiling == TILINGS[1])
+                .map(MatmulVariant::name)
+                .collect()
+        };
+        assert_eq!(large(2048), ["128x256x8/8x16", "128x256x8/8x16+splitk2"]);
+        assert_eq!(large(4096), ["128x256x8/8x16"]);
+
+        let cpu = crate::op::test_device(rosetta_core::Api::Cpu, caps(None, 2));
+        let plain = MatmulVariant::for_tuning(&cpu, &s);
+        assert_eq!(plain, MatmulVariant::for_device(&cpu));
+        assert!(plain.iter().all(|v| v.split_k.is_none()));
     }
 }
