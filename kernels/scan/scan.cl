@@ -5,7 +5,8 @@
 // tile's sum, written to out[tile].
 // PHASE 1: each work-item scans its ITEMS elements in private memory; a
 // Hillis–Steele scan in __local memory of the work-item totals; each element
-// gets the tile's offset (offsets[tile − 1]) plus the totals before it.
+// gets the tile's offset (offsets[tile − 1]) plus the totals before it,
+// stored 16 bytes at a time as it was loaded.
 // Shared memory: shared_words[GROUP_SIZE] (__local array). Barriers: after
 // the totals are stored; PHASE 0 after each tree level; PHASE 1 twice per
 // scan level (read, then add). A work-group past the last tile returns as a
@@ -89,11 +90,22 @@ void scan(__global const uint* restrict input, __global uint* restrict out,
         if (lid >= s) shared_words[lid] = add(earlier, shared_words[lid]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    // Last phase: offset of the tile plus the totals before this work-item.
+    // Last phase: offset of the tile plus the totals before this work-item,
+    // stored as the elements were loaded: 16 bytes where the whole vector
+    // lies below n, else word by word below n.
     const uint offset = (offsets_len > 0u && tile > 0ul) ? offsets[tile - 1ul] : ZERO;
     const uint before = lid > 0u ? add(offset, shared_words[lid - 1u]) : offset;
-    for (uint k = 0; k < ITEMS; k++) {
-        if (first + k < n) out[first + k] = add(before, values[k]);
+    __global uint4* out4 = (__global uint4*)out;
+    for (uint j = 0; j < VECTORS; j++) {
+        const ulong at = first + 4ul * j;
+        if (at < n && n - at >= 4ul) {
+            out4[at / 4ul] = (uint4)(add(before, values[4 * j]), add(before, values[4 * j + 1]),
+                                     add(before, values[4 * j + 2]), add(before, values[4 * j + 3]));
+        } else {
+            for (uint k = 0; k < 4u; k++) {
+                if (at + k < n) out[at + k] = add(before, values[4 * j + k]);
+            }
+        }
     }
 #endif
 }

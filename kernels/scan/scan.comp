@@ -6,7 +6,9 @@
 // gives the tile's sum, written to out_values[tile].
 // PHASE 1: each invocation scans its ITEMS elements in private memory; a
 // Hillis-Steele scan in shared memory of the invocation totals; each element
-// gets the tile's offset (offsets[tile - 1]) plus the totals before it.
+// gets the tile's offset (offsets[tile - 1]) plus the totals before it,
+// stored 16 bytes at a time as it was loaded (out_vectors, a second view of
+// the output's binding).
 // Shared memory: shared_words (GROUP_SIZE words, sized by the
 // specialization constant). Barriers: after the totals are stored; PHASE 0
 // after each tree level; PHASE 1 twice per scan level (read, then add). The
@@ -21,7 +23,9 @@ layout(constant_id = 3) const uint PHASE = 0; // 0 tile sums, 1 scan with offset
 layout(local_size_x_id = 0) in;
 
 layout(set = 0, binding = 0) restrict readonly buffer Input { uvec4 input_vectors[]; };
-layout(set = 0, binding = 1) restrict buffer Out { uint out_values[]; };
+layout(set = 0, binding = 1) buffer Out { uint out_values[]; };
+// The same binding as 16-byte vectors, for PHASE 1's whole-vector stores.
+layout(set = 0, binding = 1) writeonly buffer Out4 { uvec4 out_vectors[]; };
 layout(set = 0, binding = 2) restrict readonly buffer Offsets { uint offsets[]; };
 layout(push_constant) uniform Params { uint n; uint offsets_len; } params;
 
@@ -115,12 +119,22 @@ void main() {
         }
         barrier();
     }
-    // Last phase: offset of the tile plus the totals before this invocation.
+    // Last phase: offset of the tile plus the totals before this invocation,
+    // stored as the elements were loaded: 16 bytes where the whole vector
+    // lies below n, else word by word below n.
     uint offset = (live && params.offsets_len > 0u && tile > 0u) ? offsets[tile - 1u] : zero_word();
     uint before = lid > 0u ? add(offset, shared_words[lid - 1u]) : offset;
-    for (uint k = 0u; k < ITEMS; k++) {
-        if (live && first + k < n) {
-            out_values[first + k] = add(before, values[k]);
+    for (uint j = 0u; j < ITEMS / 4u; j++) {
+        uint at = first + 4u * j;
+        if (live && at < n && n - at >= 4u) {
+            out_vectors[at / 4u] = uvec4(add(before, values[4u * j]), add(before, values[4u * j + 1u]),
+                                         add(before, values[4u * j + 2u]), add(before, values[4u * j + 3u]));
+        } else {
+            for (uint k = 0u; k < 4u; k++) {
+                if (live && at + k < n) {
+                    out_values[at + k] = add(before, values[4u * j + k]);
+                }
+            }
         }
     }
 }

@@ -6,7 +6,8 @@
 // PHASE 1: each thread scans its ITEMS elements in registers; a Hillis–Steele
 // scan in shared memory of the thread totals; each element gets the tile's
 // offset (offsets[tile − 1], the inclusive scan of the tile sums) plus the
-// totals of the threads before it.
+// totals of the threads before it, stored 16 bytes at a time as it was
+// loaded.
 // Shared memory: shared_words[GROUP_SIZE] (static), the tree's or the scan's
 // scratch. Barriers: after the totals are stored; PHASE 0 after each tree
 // level; PHASE 1 twice per scan level (read, then add). Every thread reaches
@@ -97,12 +98,24 @@ scan(const unsigned int* __restrict__ input, unsigned int* __restrict__ out,
         if (lid >= s) shared_words[lid] = add(earlier, shared_words[lid]);
         __syncthreads();
     }
-    // Last phase: offset of the tile plus the totals before this thread.
+    // Last phase: offset of the tile plus the totals before this thread,
+    // stored as the elements were loaded: 16 bytes where the whole vector
+    // lies below n, else word by word below n.
     const unsigned int offset = (offsets_len > 0u && tile > 0ull) ? offsets[tile - 1ull] : ZERO;
     const unsigned int before = lid > 0u ? add(offset, shared_words[lid - 1u]) : offset;
+    uint4* out4 = reinterpret_cast<uint4*>(out);
 #pragma unroll
-    for (unsigned int k = 0; k < ITEMS; k++) {
-        if (first + k < n) out[first + k] = add(before, values[k]);
+    for (unsigned int j = 0; j < VECTORS; j++) {
+        const unsigned long long at = first + 4ull * j;
+        if (at < n && n - at >= 4ull) {
+            out4[at / 4ull] = make_uint4(add(before, values[4 * j]), add(before, values[4 * j + 1]),
+                                         add(before, values[4 * j + 2]), add(before, values[4 * j + 3]));
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < 4u; k++) {
+                if (at + k < n) out[at + k] = add(before, values[4 * j + k]);
+            }
+        }
     }
 #endif
 }

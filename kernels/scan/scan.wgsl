@@ -5,7 +5,8 @@
 // gives the tile's sum, written to out[tile].
 // PHASE 1: each invocation scans its ITEMS elements in private memory; a
 // Hillis–Steele scan in shared memory of the invocation totals; each element
-// gets the tile's offset (offsets[tile − 1]) plus the totals before it.
+// gets the tile's offset (offsets[tile − 1]) plus the totals before it,
+// stored 16 bytes at a time as it was loaded.
 // Shared memory: shared_words (GROUP_SIZE words, sized by the override).
 // Barriers: after the totals are stored; PHASE 0 after each tree level;
 // PHASE 1 twice per scan level (read, then add). The barriers are in uniform
@@ -25,7 +26,9 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> input: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+// Written as 16-byte vectors where a whole vector lies below n, else word by
+// word (`out[i / 4u][i % 4u]`, a 4-byte store).
+@group(0) @binding(1) var<storage, read_write> out: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> offsets: array<u32>;
 @group(0) @binding(3) var<uniform> params: Params;
 
@@ -104,7 +107,7 @@ fn scan(
         }
         // Last phase: invocation 0 writes the tile's sum.
         if live && lid == 0u {
-            out[tile] = shared_words[0];
+            out[tile / 4u][tile % 4u] = shared_words[0];
         }
         return;
     }
@@ -129,7 +132,9 @@ fn scan(
         }
         workgroupBarrier();
     }
-    // Last phase: offset of the tile plus the totals before this invocation.
+    // Last phase: offset of the tile plus the totals before this invocation,
+    // stored as the elements were loaded: 16 bytes where the whole vector
+    // lies below n, else word by word below n.
     var offset = zero_word();
     if live && params.offsets_len > 0u && tile > 0u {
         offset = offsets[tile - 1u];
@@ -138,9 +143,21 @@ fn scan(
     if lid > 0u {
         before = add(offset, shared_words[lid - 1u]);
     }
-    for (var k = 0u; k < ITEMS; k++) {
-        if live && first + k < n {
-            out[first + k] = add(before, values[k]);
+    for (var j = 0u; j < ITEMS / 4u; j++) {
+        let at = first + 4u * j;
+        if live && at < n && n - at >= 4u {
+            out[at / 4u] = vec4<u32>(
+                add(before, values[4u * j]),
+                add(before, values[4u * j + 1u]),
+                add(before, values[4u * j + 2u]),
+                add(before, values[4u * j + 3u]),
+            );
+        } else {
+            for (var k = 0u; k < 4u; k++) {
+                if live && at + k < n {
+                    out[(at + k) / 4u][(at + k) % 4u] = add(before, values[4u * j + k]);
+                }
+            }
         }
     }
 }
