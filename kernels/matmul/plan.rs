@@ -415,7 +415,7 @@ impl MatmulVariant {
     /// [`MatmulVariant::for_device`] split as the untuned plan would split
     /// it (`heuristic_chunks`), and, on devices whose plans split k, each
     /// tiling that fits at other chunk counts too: unsplit, half and twice
-    /// the plan's ([`split_alternatives`]). The plan's chunk counts come
+    /// the plan's (`split_alternatives`). The plan's chunk counts come
     /// from a cost model fitted on an H100; the tuner measures instead of
     /// trusting it on other GPUs. Each count is named by the chunks it
     /// gives `spec` (`+splitk1`: k whole), and two counts that give the

@@ -23,9 +23,11 @@
 //!   16-byte stores took the scan of 2^28 f32 on an H100 from 2.53 to 1.17
 //!   ms through CUDA, 3.17 to 1.18 through Vulkan, 2.84 to 1.17 through
 //!   OpenCL and 3.56 to 1.58 through wgpu (torch.cumsum 1.03 ms, CUB
-//!   through cupy 2.16; `docs/results/h100-2026-11-27h/scan/`). The read of
-//!   PHASE 0 and the read and write of PHASE 1 at the copy's speed would
-//!   take 1.11 ms.
+//!   through cupy 2.16; `docs/results/h100-2026-11-27h/scan/`). With 4 items
+//!   per invocation, the GPUs' untuned choice (`ScanVariant::heuristic`), and
+//!   WGSL's elements held as vectors: CUDA 1.13 ms, Vulkan 1.17, OpenCL
+//!   1.15, wgpu 1.37. The read of PHASE 0 and the read and write of PHASE 1
+//!   at the copy's speed would take 1.11 ms.
 //!
 //! The plan (`plan.rs`) runs PHASE 1 alone for one tile; otherwise PHASE 0,
 //! the scan of the tile sums (the same plan, recursively), then PHASE 1 with

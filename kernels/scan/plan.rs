@@ -50,6 +50,22 @@ impl ScanVariant {
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|v| v.name() == name)
     }
+
+    /// The untuned choice: 4 items per invocation on GPUs, 16 elsewhere.
+    /// On an H100 with 16-byte stores, 2^28 f32 ran fastest with 4 through
+    /// all four APIs (CUDA 1.128 ms against 1.170 with 8 and 1.299 with 16,
+    /// Vulkan 1.174 / 1.180 / 1.557, OpenCL 1.145 / 1.170 / 1.529, wgpu 1.370
+    /// / 1.380 / 1.821; `docs/results/h100-2026-11-27h/scan/`); on lavapipe,
+    /// PoCL and the CPU backend 2^22 ran fastest with 16 (lavapipe 17.8 ms
+    /// against 26.5 with 8 and 45.6 with 4), where every workgroup is a loop
+    /// on a CPU thread and its barriers cost more than its loads.
+    pub fn heuristic(caps: &Capabilities) -> Self {
+        if caps.device_type.is_gpu() {
+            ScanVariant { items: 4 }
+        } else {
+            ScanVariant { items: 16 }
+        }
+    }
 }
 
 /// The tuner's key: element type and length class.
@@ -206,10 +222,10 @@ pub struct ScanPlan {
 }
 
 impl ScanPlan {
-    /// Plan with the tuned variant for this device and shape, or 8 items per
-    /// invocation.
+    /// Plan with the tuned variant for this device and shape, or the
+    /// untuned choice ([`ScanVariant::heuristic`]).
     pub fn new(backend: &Arc<dyn Backend>, spec: &ScanSpec) -> Result<Self> {
-        let default = || Ok(ScanVariant { items: 8 });
+        let default = || Ok(ScanVariant::heuristic(&backend.info().caps));
         let (mut plan, tuned) = plan_tuned(
             backend.info(),
             "scan",
@@ -304,4 +320,27 @@ pub fn scan_slice<T: Element>(backend: &Arc<dyn Backend>, x: &[T]) -> Result<Vec
     let output = backend.alloc(x.len() as u64 * 4)?;
     plan.encode(&input, &output)?;
     output.read(x.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosetta_core::DeviceType;
+
+    #[test]
+    fn gpus_scan_four_items_per_invocation_and_cpus_sixteen() {
+        let mut caps = Capabilities {
+            device_type: DeviceType::DiscreteGpu,
+            ..Capabilities::software_device()
+        };
+        assert_eq!(ScanVariant::heuristic(&caps).items, 4);
+        caps.device_type = DeviceType::IntegratedGpu;
+        assert_eq!(ScanVariant::heuristic(&caps).items, 4);
+        caps.device_type = DeviceType::Cpu;
+        assert_eq!(ScanVariant::heuristic(&caps).items, 16);
+        for caps_type in [DeviceType::DiscreteGpu, DeviceType::Cpu] {
+            caps.device_type = caps_type;
+            assert!(ScanVariant::ALL.contains(&ScanVariant::heuristic(&caps)));
+        }
+    }
 }

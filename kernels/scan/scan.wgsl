@@ -12,6 +12,11 @@
 // PHASE 1 twice per scan level (read, then add). The barriers are in uniform
 // control flow: a workgroup past the last tile skips the work, not the
 // barriers.
+// An invocation holds its elements as ITEMS / 4 vectors (`values`), where
+// the other languages hold ITEMS words: from a scalar array naga's loops
+// left NVIDIA's compiler indexing memory, and the scan of 2^28 f32 ran
+// 1.58 ms with 8 items through wgpu on an H100 against 1.38 as vectors
+// (16 items: 2.73 against 1.82; Vulkan's GLSL 1.18).
 // Index arithmetic is u32 (n < 2^32): a tile's base is below n, and
 // comparisons are written as `n - at >= 4` so nothing wraps near 2^32.
 
@@ -73,28 +78,25 @@ fn scan(
     let first = base + lid * ITEMS;
 
     // This invocation's ITEMS elements (0 past n), as 16-byte loads where
-    // the whole vector lies below n.
-    var values: array<u32, 16>;
+    // the whole vector lies below n, held as ITEMS / 4 vectors.
+    var values: array<vec4<u32>, 4>;
     for (var j = 0u; j < ITEMS / 4u; j++) {
         let at = first + 4u * j;
         if live && at < n && n - at >= 4u {
-            let v = input[at / 4u];
-            values[4u * j] = v.x;
-            values[4u * j + 1u] = v.y;
-            values[4u * j + 2u] = v.z;
-            values[4u * j + 3u] = v.w;
+            values[j] = input[at / 4u];
+        } else if live {
+            values[j] = vec4<u32>(element(at), element(at + 1u), element(at + 2u), element(at + 3u));
         } else {
-            for (var k = 0u; k < 4u; k++) {
-                values[4u * j + k] = select(zero_word(), element(at + k), live);
-            }
+            values[j] = vec4<u32>(zero_word());
         }
     }
 
     if PHASE == 0u {
         // Phase 1: this invocation's sum to shared memory. -- barrier --
         var acc = zero_word();
-        for (var k = 0u; k < ITEMS; k++) {
-            acc = add(acc, values[k]);
+        for (var j = 0u; j < ITEMS / 4u; j++) {
+            let v = values[j];
+            acc = add(add(add(add(acc, v.x), v.y), v.z), v.w);
         }
         shared_words[lid] = acc;
         workgroupBarrier();
@@ -114,10 +116,19 @@ fn scan(
 
     // Phase 1: this invocation's inclusive scan in private memory; its total
     // to shared memory. -- barrier --
-    for (var k = 1u; k < ITEMS; k++) {
-        values[k] = add(values[k - 1u], values[k]);
+    var running = zero_word();
+    for (var j = 0u; j < ITEMS / 4u; j++) {
+        var v = values[j];
+        if j > 0u {
+            v.x = add(running, v.x);
+        }
+        v.y = add(v.x, v.y);
+        v.z = add(v.y, v.z);
+        v.w = add(v.z, v.w);
+        running = v.w;
+        values[j] = v;
     }
-    shared_words[lid] = values[ITEMS - 1u];
+    shared_words[lid] = running;
     workgroupBarrier();
     // Phase 2..: Hillis–Steele scan of the totals: read (barrier), add
     // (barrier).
@@ -145,17 +156,14 @@ fn scan(
     }
     for (var j = 0u; j < ITEMS / 4u; j++) {
         let at = first + 4u * j;
+        let v = values[j];
+        let scanned = vec4<u32>(add(before, v.x), add(before, v.y), add(before, v.z), add(before, v.w));
         if live && at < n && n - at >= 4u {
-            out[at / 4u] = vec4<u32>(
-                add(before, values[4u * j]),
-                add(before, values[4u * j + 1u]),
-                add(before, values[4u * j + 2u]),
-                add(before, values[4u * j + 3u]),
-            );
+            out[at / 4u] = scanned;
         } else {
             for (var k = 0u; k < 4u; k++) {
                 if live && at + k < n {
-                    out[(at + k) / 4u][(at + k) % 4u] = add(before, values[4u * j + k]);
+                    out[(at + k) / 4u][(at + k) % 4u] = scanned[k];
                 }
             }
         }
