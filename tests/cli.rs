@@ -1744,16 +1744,9 @@ fn tuned_matmul_splits_run_right() {
         let dir = scratch(&format!("tune-splits-{sel}"));
         let cache = dir.join("cache");
         let env = [("ROSETTA_CACHE_DIR", path(&cache))];
-        let tune = [
-            "tune",
-            "--backend",
-            sel,
-            "--op",
-            "matmul",
-            "--size",
-            "small",
-        ];
-        let out = rosetta_with_env(&tune, &env);
+        // `tune` and `bench` of the small matmul on this API.
+        let command = |name| vec![name, "--backend", sel, "--op", "matmul", "--size", "small"];
+        let out = rosetta_with_env(&command("tune"), &env);
         assert!(out.status.success(), "{sel}: {}", stderr(&out));
         let files: Vec<PathBuf> = std::fs::read_dir(cache.join("tuning"))
             .unwrap()
@@ -1783,17 +1776,8 @@ fn tuned_matmul_splits_run_right() {
         }
 
         let report = dir.join("bench.json");
-        let bench = [
-            "bench",
-            "--backend",
-            sel,
-            "--op",
-            "matmul",
-            "--size",
-            "small",
-            "--json",
-            path(&report),
-        ];
+        let mut bench = command("bench");
+        bench.extend(["--json", path(&report)]);
         let out = rosetta_with_env(&bench, &env);
         assert!(out.status.success(), "{sel}: {}", stderr(&out));
         let bench: serde_json::Value =
