@@ -1729,7 +1729,7 @@ fn run_takes_file_names_that_are_not_utf8() {
 }
 
 /// On every required API but the CPU backend's, `rosetta tune` measures
-/// matmul's chunk counts of k beside its tilings (each a time in the
+/// the fastest matmul tiling at other chunk counts of k (each a time in the
 /// stored choice), and a split it measured, kept as the choice, plans and
 /// runs the benchmark's product right, reported as tuned (on each device
 /// of the API: wgpu may list two adapters).

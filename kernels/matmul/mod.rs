@@ -284,12 +284,23 @@ impl Op for Matmul {
             (Size::Large, true) => &[1024],
         };
         // Tunable among the device's own variants (the CPU backend's
-        // tilings there too), elsewhere among chunk counts of k too.
+        // tilings there too), then, but on the CPU backend, the fastest at
+        // other chunk counts of k.
         sides
             .iter()
             .map(|&s| {
                 let spec = MatmulSpec { m: s, k: s, n: s };
-                workload_among(s, s, s, MatmulVariant::for_tuning(device, &spec))
+                let device = device.clone();
+                workload_among(s, s, s, MatmulVariant::for_device(&device)).refined(
+                    move |fastest| match MatmulVariant::from_name(fastest) {
+                        Some(v) => v
+                            .tuning_splits(&device, &spec)
+                            .iter()
+                            .map(MatmulVariant::name)
+                            .collect(),
+                        None => Vec::new(),
+                    },
+                )
             })
             .collect()
     }
@@ -339,13 +350,17 @@ mod tests {
         );
         let mut gpu = backend.clone();
         gpu.api = rosetta_core::Api::Cuda;
-        // Elsewhere the tilings, then chunk counts of k around the plan's.
-        let variants = &Matmul.workloads(Size::Large, &gpu)[0].variants;
-        assert!(variants.len() > TILINGS.len(), "{variants:?}");
-        assert!(variants[..TILINGS.len()].iter().all(|v| !v.contains('+')));
-        assert!(variants[TILINGS.len()..]
+        // Elsewhere the tilings, then the fastest at other chunk counts;
+        // on the CPU backend no second stage.
+        let workload = &Matmul.workloads(Size::Large, &gpu)[0];
+        assert_eq!(workload.variants.len(), TILINGS.len());
+        let first = &workload.variants[0];
+        let splits = workload.refinements(first);
+        assert!(!splits.is_empty());
+        assert!(splits
             .iter()
-            .all(|v| v.contains("+splitk")));
+            .all(|v| v.starts_with(&format!("{first}+splitk"))));
+        assert!(list[0].refinements(&list[0].variants[0]).is_empty());
         gpu.caps.device_type = rosetta_core::DeviceType::DiscreteGpu;
         let sides: Vec<u64> = Matmul
             .workloads(Size::Large, &gpu)

@@ -411,28 +411,26 @@ impl MatmulVariant {
         all
     }
 
-    /// What the tuner measures for `spec` on `device`: every variant of
-    /// [`MatmulVariant::for_device`] split as the untuned plan would split
-    /// it (`heuristic_chunks`), and, on devices whose plans split k, each
-    /// tiling that fits at other chunk counts too: unsplit, half and twice
-    /// the plan's (`split_alternatives`). The plan's chunk counts come
-    /// from a cost model fitted on an H100; the tuner measures instead of
-    /// trusting it on other GPUs. Each count is named by the chunks it
-    /// gives `spec` (`+splitk1`: k whole), and two counts that give the
-    /// same geometry are measured once.
-    pub fn for_tuning(device: &DeviceInfo, spec: &MatmulSpec) -> Vec<MatmulVariant> {
-        let mut all = Self::for_device(device);
-        if workgroup_model(device) {
-            return all;
-        }
+    /// This variant's tiling at other chunk counts of k for `spec` on
+    /// `device`: unsplit, half and twice the untuned plan's count
+    /// (`split_alternatives`), none on the CPU backend (whose plans do not
+    /// split) or where the tiling does not fit. The tuner measures them
+    /// around the fastest tiling once the tilings are measured, each split
+    /// as the plan would (`Workload::refined`): the plan's chunk counts
+    /// come from a cost model fitted on an H100, and on other GPUs the
+    /// tuner measures instead of trusting it. Each count is named by the
+    /// chunks it gives `spec` (`+splitk1`: k whole); none gives the plan's
+    /// own geometry again.
+    pub fn tuning_splits(&self, device: &DeviceInfo, spec: &MatmulSpec) -> Vec<MatmulVariant> {
         let (caps, language) = (&device.caps, device.api.language());
-        let splits: Vec<MatmulVariant> = all
-            .iter()
-            .filter(|v| v.tiling.fits(caps, language))
-            .flat_map(|v| split_alternatives(caps, language, spec, v))
-            .collect();
-        all.extend(splits);
-        all
+        if workgroup_model(device) || !self.tiling.fits(caps, language) {
+            return Vec::new();
+        }
+        let plain = MatmulVariant {
+            split_k: None,
+            ..*self
+        };
+        split_alternatives(caps, language, spec, &plain)
     }
 
     /// This variant as the CPU backend runs it by default where it fits:
@@ -878,7 +876,7 @@ fn heuristic_chunks(
 }
 
 /// `variant` (not split by name) at the chunk counts around the untuned
-/// plan's that [`MatmulVariant::for_tuning`] measures: 1, half and twice
+/// plan's that [`MatmulVariant::tuning_splits`] names: 1, half and twice
 /// the plan's count for `spec`, each named by the chunks its geometry
 /// gives (a count the loop budget or k's slices turn into the plan's own
 /// is left out), and none whose partial sums pass
@@ -1868,62 +1866,62 @@ mod tests {
         assert_eq!(tune_class(&spec(4096, 1000, 1)), "m<=2^12 n<=2^10 k<=2^0");
     }
 
-    /// The tuner measures each fitting tiling at the untuned plan's chunk
-    /// count and at 1, half and twice it, named by the chunks each gives
-    /// the shape, never two names for one geometry; the CPU backend's plans
-    /// do not split, so it measures tilings only.
+    /// The tuner's second stage measures the fastest tiling at 1, half and
+    /// twice the untuned plan's chunk count, named by the chunks each gives
+    /// the shape, never the plan's own geometry again, never past the
+    /// heuristic's scratch; the CPU backend's plans do not split, so none
+    /// there.
     #[test]
     fn the_tuner_measures_chunk_counts_around_the_plans() {
         let c = gpu(100 << 10, false);
         let device = crate::op::test_device(rosetta_core::Api::Vulkan, c.clone());
         let s = spec(1024, 1024, 1024);
-        let variants = MatmulVariant::for_tuning(&device, &s);
-        let names: Vec<String> = variants.iter().map(MatmulVariant::name).collect();
-        let mut unique = names.clone();
-        unique.sort();
-        unique.dedup();
-        assert_eq!(unique.len(), names.len(), "{names:?}");
-        // Every plain variant first, as before.
-        assert_eq!(
-            &variants[..TILINGS.len()],
-            &MatmulVariant::for_device(&device)[..]
-        );
+        let names = |v: MatmulVariant, s: MatmulSpec| -> Vec<String> {
+            v.tuning_splits(&device, &s)
+                .iter()
+                .map(MatmulVariant::name)
+                .collect()
+        };
         // The untuned plan (128 x 64 split two ways here) and its neighbours.
         assert_eq!(untuned(&c, Language::Glsl, s), ("128x64x16/8x4".into(), 2));
-        for name in ["128x64x16/8x4+splitk1", "128x64x16/8x4+splitk4"] {
-            assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
-        }
-        assert!(
-            !names.iter().any(|n| n == "128x64x16/8x4+splitk2"),
-            "{names:?}"
+        let small = MatmulVariant::tiled(TILINGS[3]);
+        assert_eq!(
+            names(small, s),
+            ["128x64x16/8x4+splitk1", "128x64x16/8x4+splitk4"]
         );
+        // A split variant's neighbours are its tiling's.
+        assert_eq!(names(small.split(4), s), names(small, s));
         let chunks = |v: &MatmulVariant| {
             geometry(&c, Language::Glsl, &s, v, u64::MAX)
                 .unwrap()
                 .chunks
         };
-        for split in &variants[TILINGS.len()..] {
-            let plain = MatmulVariant::tiled(split.tiling);
-            assert_ne!(chunks(split), chunks(&plain), "{}", split.name());
-            assert_eq!(Some(chunks(split)), split.split_k, "{}", split.name());
-            assert!(split.tiling.fits(&c, Language::Glsl));
+        for t in TILINGS {
+            let plain = MatmulVariant::tiled(t);
+            let splits = plain.tuning_splits(&device, &s);
+            let mut seen: Vec<u32> = splits.iter().map(chunks).collect();
+            seen.push(chunks(&plain));
+            let count = seen.len();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), count, "{}: {seen:?}", t.name());
+            for split in &splits {
+                assert_eq!(Some(chunks(split)), split.split_k, "{}", split.name());
+            }
         }
         // A large tiling fills the device unsplit at 2048^3: its one
         // alternative is 2 chunks (1 is the plan's own); at 4096^3 two
         // planes of C are past the heuristic's scratch, so none.
-        let large = |side: usize| -> Vec<String> {
-            MatmulVariant::for_tuning(&device, &spec(side, side, side))
-                .iter()
-                .filter(|v| v.tiling == TILINGS[1])
-                .map(MatmulVariant::name)
-                .collect()
-        };
-        assert_eq!(large(2048), ["128x256x8/8x16", "128x256x8/8x16+splitk2"]);
-        assert_eq!(large(4096), ["128x256x8/8x16"]);
-
+        let large = MatmulVariant::tiled(TILINGS[1]);
+        assert_eq!(
+            names(large, spec(2048, 2048, 2048)),
+            ["128x256x8/8x16+splitk2"]
+        );
+        assert!(names(large, spec(4096, 4096, 4096)).is_empty());
+        // None where the tiling does not fit, none on the CPU backend.
+        let tiny = crate::op::test_device(rosetta_core::Api::Vulkan, gpu(8 << 10, false));
+        assert!(large.tuning_splits(&tiny, &s).is_empty());
         let cpu = crate::op::test_device(rosetta_core::Api::Cpu, caps(None, 2));
-        let plain = MatmulVariant::for_tuning(&cpu, &s);
-        assert_eq!(plain, MatmulVariant::for_device(&cpu));
-        assert!(plain.iter().all(|v| v.split_k.is_none()));
+        assert!(small.tuning_splits(&cpu, &s).is_empty());
     }
 }

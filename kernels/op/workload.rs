@@ -68,6 +68,8 @@ pub trait Prepared {
 type Prepare =
     Arc<dyn Fn(&Arc<dyn Backend>, Option<&str>) -> Result<Box<dyn Prepared>> + Send + Sync>;
 
+type Refine = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
+
 /// One workload.
 #[derive(Clone)]
 pub struct Workload {
@@ -90,6 +92,7 @@ pub struct Workload {
     /// The key the tuner stores its choice under (shape class), if tunable.
     pub tune_class: Option<String>,
     prepare: Prepare,
+    refine: Option<Refine>,
 }
 
 impl Workload {
@@ -120,6 +123,7 @@ impl Workload {
             variants: Vec::new(),
             tune_class: None,
             prepare: Arc::new(prepare),
+            refine: None,
         }
     }
 
@@ -128,6 +132,24 @@ impl Workload {
         self.tune_class = Some(class.into());
         self.variants = variants;
         self
+    }
+
+    /// Declare variants worth measuring once `variants` are measured:
+    /// `refine(fastest)` names neighbours of the fastest (matmul: its tiling
+    /// at other chunk counts of k), which the tuner measures in a second
+    /// stage rather than around every variant.
+    pub fn refined(mut self, refine: impl Fn(&str) -> Vec<String> + Send + Sync + 'static) -> Self {
+        self.refine = Some(Arc::new(refine));
+        self
+    }
+
+    /// The variants [`Workload::refined`] names around `fastest` (none when
+    /// it declared none).
+    pub fn refinements(&self, fastest: &str) -> Vec<String> {
+        self.refine
+            .as_ref()
+            .map(|refine| refine(fastest))
+            .unwrap_or_default()
     }
 
     /// Make the workload ready on a device.

@@ -2,7 +2,11 @@
 //! each device and keep the fastest in the tuning cache, which plans use
 //! from then on.
 //!
-//! Each workload's variants are measured [`ROUNDS`] times, round-robin, and
+//! Each workload's variants are measured [`ROUNDS`] times, round-robin,
+//! then, in a second stage, the neighbours the workload names around the
+//! fastest (`Workload::refined`: matmul's fastest tiling at other chunk
+//! counts of k, which around every tiling doubled the tuner's matmul time
+//! for nothing on an H100), and
 //! each variant keeps its fastest round's median: a slowdown that lasts a
 //! few seconds (another process on the GPU, clocks ramping) only inflates
 //! the variants measured during it, and noise can only add time. Seen on an
@@ -85,47 +89,32 @@ pub fn run(
     let mut done = 0;
     for (device, workload) in &jobs {
         let class = workload.tune_class.clone().unwrap_or_default();
-        let mut rounds: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        let mut wrong = std::collections::BTreeSet::new();
-        for round in 0..ROUNDS {
-            for variant in &workload.variants {
-                done += 1;
-                if wrong.contains(variant) {
-                    bar.set_position(done);
-                    continue;
-                }
-                bar.set_message(format!(
-                    "{} {} on {} (round {}/{ROUNDS})",
-                    workload.label,
-                    variant,
-                    device.info().id(),
-                    round + 1
-                ));
-                let result = run_workload(device, workload, &options, Some(variant));
-                match (result.status, result.device_time) {
-                    (Status::Ok, Some(t)) => {
-                        rounds.entry(variant.clone()).or_default().push(t.median_s);
-                    }
-                    (Status::Wrong, _) => {
-                        failed = true;
-                        wrong.insert(variant.clone());
-                        rounds.remove(variant);
-                        writeln!(
-                            out,
-                            "WRONG {} {} on {}: {}",
-                            workload.label,
-                            variant,
-                            device.info().id(),
-                            result.detail
-                        )?;
-                    }
-                    _ => {
-                        tracing::debug!(variant = %variant, detail = %result.detail, "variant not run")
-                    }
-                }
-                bar.set_position(done);
-            }
+        let mut tally = Tally::default();
+        let mut stage = Stage {
+            device,
+            workload,
+            options: &options,
+            bar: &bar,
+            done: &mut done,
+        };
+        stage.measure(&workload.variants, &mut tally, out)?;
+        // The second stage: the fastest's neighbours (matmul: its tiling at
+        // other chunk counts of k), each not measured yet.
+        let fastest = fastest_rounds(&tally.rounds)
+            .into_iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(variant, _)| variant);
+        if let Some(fastest) = fastest {
+            let more: Vec<String> = workload
+                .refinements(&fastest)
+                .into_iter()
+                .filter(|v| !workload.variants.contains(v))
+                .collect();
+            bar.inc_length((more.len() * ROUNDS) as u64);
+            stage.measure(&more, &mut tally, out)?;
         }
+        failed |= !tally.wrong.is_empty();
+        let rounds = tally.rounds;
         let measured = fastest_rounds(&rounds);
         let Some((best, &median)) = measured.iter().min_by(|a, b| a.1.total_cmp(b.1)) else {
             writeln!(
@@ -182,6 +171,79 @@ pub fn run(
     } else {
         Outcome::Success
     })
+}
+
+/// What a workload's variants measured: each one's median per round, and
+/// the variants whose output was wrong (never chosen, not measured again).
+#[derive(Default)]
+struct Tally {
+    rounds: BTreeMap<String, Vec<f64>>,
+    wrong: std::collections::BTreeSet<String>,
+}
+
+/// One workload on one device, measured in stages.
+struct Stage<'a> {
+    device: &'a rosetta::Device,
+    workload: &'a rosetta::kernels::op::Workload,
+    options: &'a Options,
+    bar: &'a indicatif::ProgressBar,
+    done: &'a mut u64,
+}
+
+impl Stage<'_> {
+    /// Each of `variants` [`ROUNDS`] times, round-robin, into `tally`; a
+    /// wrong output is reported on `out`.
+    fn measure(
+        &mut self,
+        variants: &[String],
+        tally: &mut Tally,
+        out: &mut Out,
+    ) -> Result<(), Failure> {
+        let (device, workload) = (self.device, self.workload);
+        for round in 0..ROUNDS {
+            for variant in variants {
+                *self.done += 1;
+                if tally.wrong.contains(variant) {
+                    self.bar.set_position(*self.done);
+                    continue;
+                }
+                self.bar.set_message(format!(
+                    "{} {} on {} (round {}/{ROUNDS})",
+                    workload.label,
+                    variant,
+                    device.info().id(),
+                    round + 1
+                ));
+                let result = run_workload(device, workload, self.options, Some(variant));
+                match (result.status, result.device_time) {
+                    (Status::Ok, Some(t)) => {
+                        tally
+                            .rounds
+                            .entry(variant.clone())
+                            .or_default()
+                            .push(t.median_s);
+                    }
+                    (Status::Wrong, _) => {
+                        tally.wrong.insert(variant.clone());
+                        tally.rounds.remove(variant);
+                        writeln!(
+                            out,
+                            "WRONG {} {} on {}: {}",
+                            workload.label,
+                            variant,
+                            device.info().id(),
+                            result.detail
+                        )?;
+                    }
+                    _ => {
+                        tracing::debug!(variant = %variant, detail = %result.detail, "variant not run")
+                    }
+                }
+                self.bar.set_position(*self.done);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The failure of a tuning cache that cannot keep a choice.
