@@ -559,11 +559,7 @@ pub fn heuristic_variant(
     spec: &MatmulSpec,
     split: bool,
 ) -> Option<MatmulVariant> {
-    let units = if caps.compute_units > 0 {
-        u64::from(caps.compute_units)
-    } else {
-        64
-    };
+    let units = units(caps);
     let elements_c = (spec.m as u64).saturating_mul(spec.n as u64);
     let workgroups = |t: &Tiling| {
         let tiles = tiles(spec, t);
@@ -847,11 +843,7 @@ fn heuristic_chunks(
     k: u64,
     elements_c: u64,
 ) -> u64 {
-    let units = if caps.compute_units > 0 {
-        u64::from(caps.compute_units)
-    } else {
-        64
-    };
+    let units = units(caps);
     if (t.large() && fills_unsplit(t, tiles, units)) || k <= MAX_UNSPLIT_K {
         return 1;
     }
@@ -859,20 +851,31 @@ fn heuristic_chunks(
         Language::OpenCl => MIN_SPLIT_K_OPENCL,
         Language::Cuda | Language::Wgsl | Language::Glsl | Language::Rust => MIN_SPLIT_K,
     };
-    let by_scratch = HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1);
     // Past sixteen rounds of workgroups per unit a split only adds sums.
     let most = (k / min_chunk)
-        .min(by_scratch)
+        .min(most_chunks_by_scratch(elements_c))
         .min((16 * units).div_ceil(tiles.max(1)))
         .max(1);
-    let mut best = (split_cost(t, tiles, k, elements_c, units, 1), 1);
-    for chunks in 2..=most {
-        let cost = split_cost(t, tiles, k, elements_c, units, chunks);
-        if cost < best.0 {
-            best = (cost, chunks);
-        }
+    // The first of equal costs: the fewest chunks.
+    (1..=most)
+        .min_by_key(|&chunks| split_cost(t, tiles, k, elements_c, units, chunks))
+        .unwrap_or(1)
+}
+
+/// The compute units the heuristic plans for: the device's, or 64 where
+/// its API does not say.
+fn units(caps: &Capabilities) -> u64 {
+    if caps.compute_units > 0 {
+        u64::from(caps.compute_units)
+    } else {
+        64
     }
-    best.1
+}
+
+/// The most chunks of k whose partial sums of `elements_c` elements each
+/// stay within [`HEURISTIC_SCRATCH_BYTES`].
+fn most_chunks_by_scratch(elements_c: u64) -> u64 {
+    HEURISTIC_SCRATCH_BYTES / 4 / elements_c.max(1)
 }
 
 /// `variant` (not split by name) at the chunk counts around the untuned
@@ -903,10 +906,8 @@ fn split_alternatives(
         let Some(chunks) = chunks_of(&split) else {
             continue;
         };
-        let scratch_bytes = u64::from(chunks)
-            .saturating_mul(elements_c)
-            .saturating_mul(4);
-        if seen.contains(&chunks) || (chunks > 1 && scratch_bytes > HEURISTIC_SCRATCH_BYTES) {
+        let past_scratch = u64::from(chunks) > most_chunks_by_scratch(elements_c);
+        if seen.contains(&chunks) || (chunks > 1 && past_scratch) {
             continue;
         }
         seen.push(chunks);

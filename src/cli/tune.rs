@@ -24,6 +24,11 @@ use std::collections::BTreeMap;
 /// Times each variant is measured (round-robin over the variants).
 pub const ROUNDS: usize = 2;
 
+/// The variant with the least time in `measured`, and its time.
+fn fastest(measured: &BTreeMap<String, f64>) -> Option<(&String, &f64)> {
+    measured.iter().min_by(|a, b| a.1.total_cmp(b.1))
+}
+
 /// Each variant's fastest median over the rounds it ran in.
 pub fn fastest_rounds(rounds: &BTreeMap<String, Vec<f64>>) -> BTreeMap<String, f64> {
     rounds
@@ -100,13 +105,9 @@ pub fn run(
         stage.measure(&workload.variants, &mut tally, out)?;
         // The second stage: the fastest's neighbours (matmul: its tiling at
         // other chunk counts of k), each not measured yet.
-        let fastest = fastest_rounds(&tally.rounds)
-            .into_iter()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(variant, _)| variant);
-        if let Some(fastest) = fastest {
+        if let Some((winner, _)) = fastest(&fastest_rounds(&tally.rounds)) {
             let more: Vec<String> = workload
-                .refinements(&fastest)
+                .refinements(winner)
                 .into_iter()
                 .filter(|v| !workload.variants.contains(v))
                 .collect();
@@ -114,9 +115,8 @@ pub fn run(
             stage.measure(&more, &mut tally, out)?;
         }
         failed |= !tally.wrong.is_empty();
-        let rounds = tally.rounds;
-        let measured = fastest_rounds(&rounds);
-        let Some((best, &median)) = measured.iter().min_by(|a, b| a.1.total_cmp(b.1)) else {
+        let measured = fastest_rounds(&tally.rounds);
+        let Some((best, &median)) = fastest(&measured) else {
             writeln!(
                 out,
                 "{:<10} {:<28} no variant ran",
