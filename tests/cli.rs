@@ -1797,3 +1797,177 @@ fn tuned_matmul_splits_run_right() {
         }
     }
 }
+
+/// `--shape` runs the one op at a user's shapes: every op in each of its
+/// forms benchmarks right (the label says the shape); what no op can take
+/// is a usage error before any work; and `tune --shape` keeps a choice for
+/// the shape's class, which the benchmark then runs, tuned, at that shape
+/// and at any other of its class, but not at a shape of another class.
+#[test]
+fn bench_and_tune_take_a_users_shape() {
+    let dir = scratch("shape");
+    let cache = dir.join("cache");
+    let env = [("ROSETTA_CACHE_DIR", path(&cache))];
+    let bench = |op: &str, shapes: &[&str]| -> Vec<serde_json::Value> {
+        let report = dir.join(format!("{op}.json"));
+        let mut args = vec!["bench", "--backend", "cpu", "--size", "small", "--op", op];
+        for shape in shapes {
+            args.extend(["--shape", shape]);
+        }
+        args.extend(["--json", path(&report)]);
+        let out = rosetta_with_env(&args, &env);
+        assert!(out.status.success(), "{op} {shapes:?}: {}", stderr(&out));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["op"] == op && !r["label"].as_str().unwrap().contains("launch floor"))
+            .filter(|r| op != "copy" || r["label"] != "copy n=2^20")
+            .cloned()
+            .collect()
+    };
+    // Each op at each of its forms: (op, shapes, the labels they give).
+    let table: [(&str, &[&str], &[&str]); 7] = [
+        ("copy", &["1001"], &["copy n=1001"]),
+        (
+            "reduce",
+            &["777", "2^12"],
+            &["sum f32 n=777", "sum f32 n=2^12"],
+        ),
+        ("scan", &["4099"], &["scan f32 n=4099"]),
+        (
+            "histogram",
+            &["5000", "3000x1000"],
+            &[
+                "u32 uniform 256 bins n=5000",
+                "u8 uniform 256 bins n=5000",
+                "u32 uniform 1000 bins n=3000",
+            ],
+        ),
+        (
+            "conv1d",
+            &["3001", "999x5"],
+            &["9 taps n=3001", "5 taps n=999"],
+        ),
+        (
+            "conv2d",
+            &["33", "40x70", "41x17x3", "19x23x1x7"],
+            &[
+                "f32 5x5 33x33",
+                "u8 5x5 33x33",
+                "f32 5x5 40x70",
+                "u8 5x5 40x70",
+                "f32 3x3 41x17",
+                "u8 3x3 41x17",
+                "f32 1x7 19x23",
+                "u8 1x7 19x23",
+            ],
+        ),
+        (
+            "matmul",
+            &["70x130x50", "33"],
+            &["f32 M=70 K=130 N=50", "square f32 33x33x33"],
+        ),
+    ];
+    for (op, shapes, labels) in table {
+        let results = bench(op, shapes);
+        let got: Vec<&str> = results
+            .iter()
+            .map(|r| r["label"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, labels, "{op}");
+        for r in &results {
+            assert_eq!(r["status"], "ok", "{op}: {r}");
+        }
+    }
+
+    // Usage errors, before any device work (nothing on stdout).
+    let refused = |args: &[&str], mentions: &str| {
+        let mut all = vec!["bench", "--backend", "cpu"];
+        all.extend_from_slice(args);
+        for command in ["bench", "tune"] {
+            all[0] = command;
+            let out = rosetta_with_env(&all, &env);
+            assert_usage_error(&out, mentions);
+            assert!(out.stdout.is_empty(), "{all:?}");
+        }
+    };
+    refused(&["--shape", "64"], "exactly one --op");
+    refused(
+        &["--op", "scan", "--op", "matmul", "--shape", "64"],
+        "exactly one --op",
+    );
+    refused(&["--op", "chain", "--shape", "64"], "exactly one --op");
+    refused(&["--op", "matmul", "--shape", "64x"], "not a number");
+    refused(&["--op", "matmul", "--shape", "0x4x4"], "at least 1");
+    refused(
+        &["--op", "matmul", "--shape", "2^30x2^30"],
+        "more than 2^56",
+    );
+    refused(
+        &["--op", "matmul", "--shape", "64x64"],
+        "matmul takes a shape of the form MxKxN",
+    );
+    refused(&["--op", "scan", "--shape", "8x8"], "scan takes a shape");
+    refused(&["--op", "conv2d", "--shape", "64x64x4"], "odd filter");
+    refused(
+        &["--op", "conv1d", "--shape", "640x2"],
+        "odd number of taps",
+    );
+    refused(&["--op", "histogram", "--shape", "64x0"], "at least 1");
+
+    // The tuner keeps a choice for 70x130x50's class; made a tiling the
+    // plan would not pick, the benchmark runs it at that shape and at
+    // 65x129x33 (one class: m<=2^7 n<=2^6 k<=2^8), and not at 70x130x65.
+    let out = rosetta_with_env(
+        &[
+            "tune",
+            "--backend",
+            "cpu",
+            "--op",
+            "matmul",
+            "--shape",
+            "70x130x50",
+        ],
+        &env,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("f32 M=70 K=130 N=50"), "{text}");
+    assert_eq!(
+        text.matches(" -> ").count(),
+        1,
+        "one workload tuned: {text}"
+    );
+    let tuned_run = bench("matmul", &["70x130x50"]);
+    assert_eq!(tuned_run[0]["tuned"], true, "{tuned_run:?}");
+    let file = std::fs::read_dir(cache.join("tuning"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let key = "matmul/m<=2^7 n<=2^6 k<=2^8";
+    let forced = if tuned_run[0]["variant"]
+        .as_str()
+        .unwrap()
+        .starts_with("32x32x8/2x2")
+    {
+        "64x64x8/4x4"
+    } else {
+        "32x32x8/2x2"
+    };
+    assert!(json["choices"][key].is_object(), "{json}");
+    json["choices"][key]["variant"] = serde_json::json!(forced);
+    std::fs::write(&file, json.to_string()).unwrap();
+    let results = bench("matmul", &["70x130x50", "65x129x33", "70x130x65"]);
+    for (r, tuned) in results.iter().zip([true, true, false]) {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["tuned"], tuned, "{r}");
+        let ran = r["variant"].as_str().unwrap();
+        assert_eq!(ran.starts_with(forced), tuned, "{r}");
+    }
+}

@@ -254,6 +254,20 @@ impl Op for Conv1d {
         vec![workload(1 << len_log2(size, device), 9)]
     }
 
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &["N (a signal of N values, 9 taps)", "NxTAPS (TAPS odd)"]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], _: &DeviceInfo) -> Result<Vec<Workload>> {
+        let (len, taps) = match *dims {
+            [len] => (len, 9),
+            [len, taps] => (len, taps),
+            _ => return Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        };
+        Conv1dSpec { len, taps }.validate()?;
+        Ok(vec![workload(len, taps)])
+    }
+
     fn cli(&self) -> CliSpec {
         CliSpec {
             inputs: vec!["SIGNAL", "TAPS"],

@@ -247,27 +247,18 @@ impl<P: Pixel> Prepared for Conv2dRun<P> {
     }
 }
 
-/// The workload of a `side × side` image of `P` pixels (f32 in [-1, 1) or
-/// u8 over 0..=255) with a random `k × k` filter, zero border.
-fn workload<P: Pixel + Element>(
-    side: usize,
-    k: usize,
-    pixels: fn(u64, usize) -> Vec<P>,
-) -> Workload {
-    let spec = Conv2dSpec {
-        height: side,
-        width: side,
-        kh: k,
-        kw: k,
-        border: Border::Zero,
-    };
+/// The workload of `spec`'s image of `P` pixels (f32 in [-1, 1) or u8 over
+/// 0..=255) with a random filter of its shape. `spec` must be valid
+/// ([`Conv2dSpec::validate`]).
+fn workload<P: Pixel + Element>(spec: Conv2dSpec, pixels: fn(u64, usize) -> Vec<P>) -> Workload {
     let elem = P::ELEM;
-    let n = (side * side) as u64;
-    let taps = (k * k) as u64;
-    let series = format!("{elem} {k}x{k}");
+    let (height, width, kh, kw) = (spec.height, spec.width, spec.kh, spec.kw);
+    let n = height as u64 * width as u64;
+    let taps = kh as u64 * kw as u64;
+    let series = format!("{elem} {kh}x{kw}");
     Workload::new(
         "conv2d",
-        format!("{series} {side}x{side}"),
+        format!("{series} {height}x{width}"),
         series,
         n,
         // The image and filter read once, the output written once.
@@ -281,8 +272,8 @@ fn workload<P: Pixel + Element>(
                 }
                 None => Conv2dPlan::new(backend, &spec, elem)?,
             };
-            let image = pixels(0x5eed_c042, side * side);
-            let filter = inputs::f32_values(0x5eed_f117, k * k);
+            let image = pixels(0x5eed_c042, spec.pixels()?);
+            let filter = inputs::f32_values(0x5eed_f117, spec.filter_len()?);
             Ok(Box::new(Conv2dRun {
                 plan,
                 input: Buffer::from_slice(backend, &image)?,
@@ -342,10 +333,48 @@ impl Op for Conv2d {
 
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         let side = side(size, device);
+        let spec = Conv2dSpec {
+            height: side,
+            width: side,
+            kh: 5,
+            kw: 5,
+            border: Border::Zero,
+        };
         vec![
-            workload::<f32>(side, 5, inputs::f32_values),
-            workload::<u8>(side, 5, u8_pixels),
+            workload::<f32>(spec, inputs::f32_values),
+            workload::<u8>(spec, u8_pixels),
         ]
+    }
+
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &[
+            "S (an SxS image, a 5x5 filter)",
+            "HxW (an H-row image, a 5x5 filter)",
+            "HxWxK (a KxK filter)",
+            "HxWxKHxKW (a filter of KH rows, KW columns)",
+        ]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], _: &DeviceInfo) -> Result<Vec<Workload>> {
+        let (height, width, kh, kw) = match *dims {
+            [s] => (s, s, 5, 5),
+            [h, w] => (h, w, 5, 5),
+            [h, w, k] => (h, w, k, k),
+            [h, w, kh, kw] => (h, w, kh, kw),
+            _ => return Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        };
+        let spec = Conv2dSpec {
+            height,
+            width,
+            kh,
+            kw,
+            border: Border::Zero,
+        };
+        spec.validate()?;
+        Ok(vec![
+            workload::<f32>(spec, inputs::f32_values),
+            workload::<u8>(spec, u8_pixels),
+        ])
     }
 
     fn cli(&self) -> CliSpec {

@@ -205,9 +205,12 @@ pub fn workload(words: u64) -> Workload {
         None,
         Metric::Bandwidth,
         move |backend, _| {
+            // The plan first: it refuses a length past the device's limits
+            // before the words are made on the host.
+            let plan = CopyPlan::new(backend, words)?;
             let data = inputs::u32_values(0x5eed_c0b1, words as usize);
             Ok(Box::new(CopyRun {
-                plan: CopyPlan::new(backend, words)?,
+                plan,
                 src: Buffer::from_slice(backend, &data)?,
                 dst: backend.alloc(words * 4)?,
                 data,
@@ -277,6 +280,17 @@ impl Op for Copy {
 
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         vec![workload(crate::op::roofline_words(size, device))]
+    }
+
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &["N (32-bit words)"]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], _: &DeviceInfo) -> Result<Vec<Workload>> {
+        match *dims {
+            [words] => Ok(vec![workload(words as u64)]),
+            _ => Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        }
     }
 
     fn cli(&self) -> CliSpec {

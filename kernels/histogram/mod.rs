@@ -247,6 +247,35 @@ impl Op for Histogram {
         ]
     }
 
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &[
+            "N (N u32 and N u8 values, 256 bins)",
+            "NxBINS (u32 values, and u8 where BINS <= 256)",
+        ]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], _: &DeviceInfo) -> Result<Vec<Workload>> {
+        let (len, bins) = match *dims {
+            [len] => (len, U8_BINS as usize),
+            [len, bins] => (len, bins),
+            _ => return Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        };
+        let bins = u32::try_from(bins).map_err(|_| {
+            Error::InvalidArgument(format!("a histogram has at most 2^32 - 1 bins, got {bins}"))
+        })?;
+        // Uniform values: a plan cannot see the distribution, so the tuner
+        // keys its choice on the uniform workload's class.
+        let mut list = Vec::new();
+        for input in [HistogramInput::U32, HistogramInput::U8] {
+            let spec = HistogramSpec { input, len, bins };
+            if input == HistogramInput::U32 || bins <= U8_BINS {
+                spec.validate()?;
+                list.push(workload(input, Distribution::Uniform, len, bins));
+            }
+        }
+        Ok(list)
+    }
+
     fn cli(&self) -> CliSpec {
         CliSpec {
             inputs: vec!["VALUES"],

@@ -213,7 +213,7 @@ fn workload_among(m: usize, n: usize, k: usize, variants: Vec<MatmulVariant>) ->
     let (series, label) = if m == n && n == k {
         ("square f32".to_string(), format!("square f32 {m}x{n}x{k}"))
     } else {
-        (format!("f32 k={k}"), format!("f32 {m}x{n}x{k}"))
+        (format!("f32 k={k}"), format!("f32 M={m} K={k} N={n}"))
     };
     let (mu, nu, ku) = (m as u64, n as u64, k as u64);
     Workload::new(
@@ -252,6 +252,24 @@ fn workload_among(m: usize, n: usize, k: usize, variants: Vec<MatmulVariant>) ->
     )
 }
 
+/// The workload on `device`: tunable among the device's own variants (the
+/// CPU backend's tilings there too), then, but on the CPU backend, the
+/// fastest at other chunk counts of k.
+fn device_workload(m: usize, n: usize, k: usize, device: &DeviceInfo) -> Workload {
+    let spec = MatmulSpec { m, k, n };
+    let device = device.clone();
+    workload_among(m, n, k, MatmulVariant::for_device(&device)).refined(move |fastest| {
+        match MatmulVariant::from_name(fastest) {
+            Some(v) => v
+                .tuning_splits(&device, &spec)
+                .iter()
+                .map(MatmulVariant::name)
+                .collect(),
+            None => Vec::new(),
+        }
+    })
+}
+
 impl Op for Matmul {
     fn name(&self) -> &'static str {
         "matmul"
@@ -283,26 +301,24 @@ impl Op for Matmul {
             (Size::Large, false) => &[4096, 2048, 1024],
             (Size::Large, true) => &[1024],
         };
-        // Tunable among the device's own variants (the CPU backend's
-        // tilings there too), then, but on the CPU backend, the fastest at
-        // other chunk counts of k.
         sides
             .iter()
-            .map(|&s| {
-                let spec = MatmulSpec { m: s, k: s, n: s };
-                let device = device.clone();
-                workload_among(s, s, s, MatmulVariant::for_device(&device)).refined(
-                    move |fastest| match MatmulVariant::from_name(fastest) {
-                        Some(v) => v
-                            .tuning_splits(&device, &spec)
-                            .iter()
-                            .map(MatmulVariant::name)
-                            .collect(),
-                        None => Vec::new(),
-                    },
-                )
-            })
+            .map(|&s| device_workload(s, s, s, device))
             .collect()
+    }
+
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &["MxKxN (A is MxK, B is KxN)", "N (an NxNxN product)"]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], device: &DeviceInfo) -> Result<Vec<Workload>> {
+        let (m, k, n) = match *dims {
+            [m, k, n] => (m, k, n),
+            [s] => (s, s, s),
+            _ => return Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        };
+        MatmulSpec { m, k, n }.validate()?;
+        Ok(vec![device_workload(m, n, k, device)])
     }
 
     fn cli(&self) -> CliSpec {

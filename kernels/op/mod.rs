@@ -17,6 +17,7 @@ mod geometry;
 pub mod padding;
 mod preset;
 pub mod random;
+mod shape;
 mod tuning;
 mod workload;
 
@@ -37,6 +38,7 @@ pub use geometry::{
     workgroup_model,
 };
 pub use preset::{big_log2, roofline_words};
+pub use shape::{parse_shape, wrong_form, MAX_SHAPE_PRODUCT};
 pub use tuning::{plan_tuned, TuningCache, TuningChoice};
 pub use workload::{checked_indices, pow2_label, Metric, Prepared, Size, Workload};
 
@@ -69,6 +71,17 @@ pub trait Op: Send + Sync {
     /// Benchmark workloads for `device` at a size preset. Workloads whose
     /// plan has variants list them, and carry the class the tuner keys on.
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload>;
+
+    /// What the sides of a shape of the user's mean for this op's
+    /// workloads, one form per accepted number of sides (`MxKxN`,
+    /// `N (an NxNxN cube)`); usage errors list them.
+    fn shape_forms(&self) -> &'static [&'static str];
+
+    /// The workloads of [`Op::workloads`] at a shape of the user's
+    /// (`rosetta bench --shape`, `rosetta tune --shape`): `dims` as
+    /// [`parse_shape`] gives them, in one of [`Op::shape_forms`]. A shape
+    /// that fits no form, or that the op's spec refuses, is a usage error.
+    fn shaped_workloads(&self, dims: &[usize], device: &DeviceInfo) -> Result<Vec<Workload>>;
 
     /// Arguments of `rosetta run <name>`.
     fn cli(&self) -> CliSpec;

@@ -178,7 +178,8 @@ fn sum_workload(len: usize) -> Workload {
         None,
         metric,
         move |backend, variant| {
-            let x = inputs::f32_values(0x5eed_be4c, len);
+            // The plan first: it refuses a length past the device's limits
+            // before the inputs are made on the host.
             let plan = match variant.and_then(ReduceVariant::from_name) {
                 Some(v) => ReducePlan::with_variant(backend, &spec, v)?,
                 None => match variant {
@@ -190,6 +191,7 @@ fn sum_workload(len: usize) -> Workload {
                     None => ReducePlan::new(backend, &spec)?,
                 },
             };
+            let x = inputs::f32_values(0x5eed_be4c, len);
             Ok(Box::new(SumRun {
                 plan,
                 input: Buffer::from_slice(backend, &x)?,
@@ -235,6 +237,17 @@ impl Op for Reduce {
             .step_by(2)
             .map(|log| sum_workload(1 << log))
             .collect()
+    }
+
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &["N (the sum of N f32 values)"]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], _: &DeviceInfo) -> Result<Vec<Workload>> {
+        match *dims {
+            [len] => Ok(vec![sum_workload(len)]),
+            _ => Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        }
     }
 
     fn cli(&self) -> CliSpec {

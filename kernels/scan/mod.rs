@@ -165,6 +165,17 @@ impl Op for Scan {
         vec![workload(1 << crate::op::big_log2(size, device))]
     }
 
+    fn shape_forms(&self) -> &'static [&'static str] {
+        &["N (f32 values)"]
+    }
+
+    fn shaped_workloads(&self, dims: &[usize], _: &DeviceInfo) -> Result<Vec<Workload>> {
+        match *dims {
+            [len] => Ok(vec![workload(len)]),
+            _ => Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
+        }
+    }
+
     fn cli(&self) -> CliSpec {
         CliSpec {
             inputs: vec!["X"],

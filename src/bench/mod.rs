@@ -47,6 +47,10 @@ pub struct Options {
     /// Ops to run (names; empty: every op). The copy roofline and the
     /// launch floor always run.
     pub ops: Vec<String>,
+    /// Shapes of the user's (sides from [`rosetta_kernels::op::parse_shape`])
+    /// at which the one op in `ops` runs instead of the preset's shapes;
+    /// empty: the preset's. The preset still sizes the copy roofline.
+    pub shapes: Vec<Vec<usize>>,
     /// Least samples per workload.
     pub min_samples: usize,
     /// Time to sample for, per workload.
@@ -66,6 +70,7 @@ impl Options {
         Options {
             size,
             ops,
+            shapes: Vec::new(),
             min_samples: 10,
             target_seconds: 0.5,
             max_seconds: 10.0,
@@ -119,6 +124,10 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
     for name in &options.ops {
         op_name(name).map_err(Error::Usage)?;
     }
+    if !options.shapes.is_empty() {
+        list.extend(shaped_workloads(device, options)?);
+        return Ok(list);
+    }
     for op in rosetta_kernels::ops() {
         if op.name() != "copy" && selected(op.name()) {
             list.extend(op.workloads(options.size, device));
@@ -126,6 +135,27 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
     }
     if selected(CHAIN) {
         list.extend(chain::workloads(options.size, device));
+    }
+    Ok(list)
+}
+
+/// The one op of `options.ops` at each of `options.shapes`: a shape means
+/// something to one op only, so naming none, several or the chains is a
+/// usage error.
+fn shaped_workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
+    let op = match &options.ops[..] {
+        [name] if !name.eq_ignore_ascii_case(CHAIN) => {
+            rosetta_kernels::find_op(name).map_err(Error::Usage)?
+        }
+        _ => {
+            return Err(Error::Usage(
+                "a shape is one op's: name exactly one --op (not chain) with --shape".into(),
+            ))
+        }
+    };
+    let mut list = Vec::new();
+    for dims in &options.shapes {
+        list.extend(op.shaped_workloads(dims, device)?);
     }
     Ok(list)
 }

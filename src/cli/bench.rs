@@ -3,7 +3,7 @@
 use super::out::{note, Failure, Out};
 use super::out::{write_json, Outcome};
 use super::progress;
-use super::select::{check_ops, select};
+use super::select::{check_ops, check_shapes, select};
 use rosetta::bench::{self, BenchReport, Change, CompareError, Options, Status};
 use rosetta::kernels::op::Size;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,7 @@ pub struct Args {
     pub backends: Vec<String>,
     pub ops: Vec<String>,
     pub size: Size,
+    pub shapes: Vec<String>,
     pub json: Option<PathBuf>,
     pub html: Option<PathBuf>,
     pub compare: Option<PathBuf>,
@@ -21,6 +22,7 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
     // Before any work: a bad baseline or op is a usage error, an output path
     // that cannot be written a failure.
     let ops = check_ops(&args.ops)?;
+    let shapes = check_shapes(&ops, &args.shapes)?;
     let baseline = match args.compare.as_deref() {
         Some(path) => Some((path, read_baseline(path)?)),
         None => None,
@@ -32,7 +34,13 @@ pub fn run(out: &mut Out, args: Args) -> Result<Outcome, Failure> {
         rosetta::output::check_dir(dir)?;
     }
     let (_, devices) = select(&args.backends)?;
-    let report = measure(&devices, Options::new(args.size, ops))?;
+    let report = measure(
+        &devices,
+        Options {
+            shapes,
+            ..Options::new(args.size, ops)
+        },
+    )?;
     write!(out, "{}", bench::render_table(&report))?;
     if let Some(path) = &args.json {
         write_json(path, &report)?;

@@ -88,6 +88,11 @@ enum Command {
         /// Size preset: large is the reference table on GPUs.
         #[arg(long, value_enum, default_value_t = SizeArg::Medium)]
         size: SizeArg,
+        /// Run the one --op at this shape instead of the preset's (repeatable): sides joined
+        /// by x, e.g. matmul MxKxN 512x768x1024, scan N 2^20; a shape of the wrong form is
+        /// refused with the op's forms.
+        #[arg(long = "shape", value_name = "SHAPE")]
+        shapes: Vec<String>,
         /// Also write the results as JSON (schema in docs/bench-json.md).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -109,6 +114,10 @@ enum Command {
         /// Size preset of the workloads tuned on.
         #[arg(long, value_enum, default_value_t = SizeArg::Medium)]
         size: SizeArg,
+        /// Tune the one --op at this shape's class instead of the preset's shapes
+        /// (repeatable): sides joined by x, as `rosetta bench --shape` takes them.
+        #[arg(long = "shape", value_name = "SHAPE")]
+        shapes: Vec<String>,
     },
     /// Run one op on .npy inputs (`rosetta run OP --help` for its arguments).
     #[command(disable_help_flag = true)]
@@ -227,6 +236,7 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
             backends,
             ops,
             size,
+            shapes,
             json,
             html,
             compare,
@@ -236,6 +246,7 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
                 backends,
                 ops,
                 size: size.size(),
+                shapes,
                 json,
                 html,
                 compare,
@@ -245,7 +256,8 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<Outcome, Failure> {
             backends,
             ops,
             size,
-        }) => tune::run(out, backends, ops, size.size()),
+            shapes,
+        }) => tune::run(out, backends, ops, size.size(), &shapes),
         Some(Command::Run { args }) => run::run(out, args),
     }
 }

@@ -16,7 +16,7 @@
 use super::out::Outcome;
 use super::out::{Failure, Out};
 use super::progress;
-use super::select::{check_ops, select};
+use super::select::{check_ops, check_shapes, select};
 use rosetta::bench::{run_workload, Options, Status};
 use rosetta::kernels::op::{Size, TuningCache, TuningChoice};
 use std::collections::BTreeMap;
@@ -45,8 +45,10 @@ pub fn run(
     backends: Vec<String>,
     ops: Vec<String>,
     size: Size,
+    shapes: &[String],
 ) -> Result<Outcome, Failure> {
     let ops = check_ops(&ops)?;
+    let shapes = check_shapes(&ops, shapes)?;
     let (_, devices) = select(&backends)?;
     // The tuner's choices live in the cache: without one it would measure
     // for nothing.
@@ -63,6 +65,7 @@ pub fn run(
         min_samples: 5,
         target_seconds: 0.2,
         max_seconds: 3.0,
+        shapes,
         ..Options::new(size, ops.clone())
     };
     let mut jobs = Vec::new();

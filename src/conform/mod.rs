@@ -425,6 +425,20 @@ mod tests {
         fn workloads(&self, _: Size, _: &DeviceInfo) -> Vec<Workload> {
             Vec::new()
         }
+        fn shape_forms(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn shaped_workloads(
+            &self,
+            dims: &[usize],
+            _: &DeviceInfo,
+        ) -> rosetta_core::Result<Vec<Workload>> {
+            Err(rosetta_kernels::op::wrong_form(
+                self.name(),
+                dims,
+                self.shape_forms(),
+            ))
+        }
         fn cli(&self) -> CliSpec {
             CliSpec {
                 inputs: Vec::new(),
