@@ -592,8 +592,11 @@ pub fn heuristic_variant(
     // chunk: `workgroups` counts at least the tiles.)
     let fills = |t: &Tiling| {
         if t.large() {
-            fills_unsplit(t, tiles(spec, t), units)
-                && (t.stages(language, caps) > 1 || spec.k as u64 >= LARGE_PREFETCH_MIN_K)
+            let tiles = tiles(spec, t);
+            let copying = t.stages(language, caps) > 1;
+            fills_unsplit(t, tiles, units)
+                && full_rounds(tiles, units, copying)
+                && (copying || spec.k as u64 >= LARGE_PREFETCH_MIN_K)
         } else {
             workgroups(t) >= units
         }
@@ -628,6 +631,26 @@ fn fills_unsplit(t: &Tiling, tiles: u64, units: u64) -> bool {
     } else {
         tiles >= units
     }
+}
+
+/// Whether `tiles` workgroups of a large tiling, one per unit at a time,
+/// run in rounds full enough to beat the next tiling: each round takes as
+/// long however few of its units work, so a last round of 60 tiles on 132
+/// SMs costs a whole one, where the smaller tiles, two or more per SM,
+/// share the slack. How full depends on how far the next tiling lags at
+/// full rounds (H100, 4608³: CUDA's 128 × 128 × 16 by 3%, the register
+/// prefetch's 128 × 128 × 8 and 128 × 64 × 16 by 9% and 17%), so seven
+/// eighths where the kernel copies asynchronously (`copying`), four fifths
+/// through the register prefetch. Measured on an H100
+/// (`docs/results/h100-2026-11-27i/`), the large tiling against the next:
+/// CUDA 3000 × 1000 × 2000 (rounds 73% full) 394 against 314 µs, 3072³
+/// (73%) 1689 / 1480, 5120³ (87%) 6540 / 6217, 2816³ (92%) 1031 / 1062;
+/// Vulkan 3072³ 1760 / 1560, 2560³ (76%) 997 / 970, 5120³ 6716 / 7079.
+/// Below one round [`fills_unsplit`] decides.
+fn full_rounds(tiles: u64, units: u64, copying: bool) -> bool {
+    let (least, of) = if copying { (7, 8) } else { (4, 5) };
+    let rounds = tiles.div_ceil(units.max(1));
+    tiles.saturating_mul(of) >= rounds.saturating_mul(units).saturating_mul(least)
 }
 
 /// Whether the untuned plan considers `t` in `language`: slices 16 deep
@@ -1485,6 +1508,52 @@ mod tests {
                 "256x128x16/16x8"
             );
         }
+        // Not where the last round of workgroups leaves too many units idle
+        // (`full_rounds`): seven eighths full where the kernel copies
+        // asynchronously, four fifths through the register prefetch.
+        for (side, large) in [
+            (2304, false),
+            (2560, false),
+            (2816, true),
+            (3072, false),
+            (3584, true),
+            (4608, true),
+            (5120, false),
+        ] {
+            let (name, _) = cuda(side);
+            assert_eq!(name == "256x128x16/16x8", large, "{side}³: {name}");
+        }
+        assert_eq!(
+            plan(&copying, Language::Cuda, spec(3000, 2000, 1000)).0,
+            "128x128x16/8x8"
+        );
+        assert_eq!(
+            plan(&copying, Language::Cuda, spec(6144, 1024, 1024)).0,
+            "128x128x16/8x8"
+        );
+        for language in [Language::Glsl, Language::Wgsl] {
+            for (side, large) in [
+                (2304, false),
+                (2560, false),
+                (2816, true),
+                (3072, false),
+                (3584, true),
+                (5120, true),
+            ] {
+                let (name, _) = plan(&gpu, language, cube(side));
+                assert_eq!(
+                    name == "128x256x8/8x16",
+                    large,
+                    "{language:?} {side}³: {name}"
+                );
+            }
+            let (name, _) = plan(&gpu, language, spec(6144, 1024, 1024));
+            assert_ne!(name, "128x256x8/8x16");
+        }
+        // Two rounds of 132: at least 231 tiles (7/8 of 264), or 212 (4/5).
+        assert!(full_rounds(231, 132, true) && !full_rounds(230, 132, true));
+        assert!(full_rounds(212, 132, false) && !full_rounds(211, 132, false));
+        assert!(full_rounds(132 * 7, 132, true) && full_rounds(132, 132, true));
         // Not on CPUs (lavapipe, PoCL), however many tiles.
         let cpu = Capabilities {
             device_type: DeviceType::Cpu,
