@@ -1917,6 +1917,38 @@ fn bench_and_tune_take_a_users_shape() {
         "odd number of taps",
     );
     refused(&["--op", "histogram", "--shape", "64x0"], "at least 1");
+    refused(
+        &["--op", "histogram", "--shape", "64x2^32"],
+        "at most 2^32 - 1 bins",
+    );
+
+    // Shapes past the device's limits fail as device errors (exit 1), each
+    // workload's own line, before the host makes their values: a petabyte
+    // of A's values aborted the process allocating them.
+    for (op, shape, mentions) in [
+        ("matmul", "2^24x2^24x2^8", "exceeds the device limit"),
+        ("reduce", "2^40", "exceeds the device limit"),
+        ("scan", "2^36", "exceeds the device limit"),
+        ("conv2d", "2^20x2^20", "exceeds the device limit"),
+    ] {
+        let out = rosetta_with_env(
+            &[
+                "bench",
+                "--backend",
+                "cpu",
+                "--size",
+                "small",
+                "--op",
+                op,
+                "--shape",
+                shape,
+            ],
+            &env,
+        );
+        assert_eq!(out.status.code(), Some(1), "{op} {shape}: {}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(mentions), "{op} {shape}: {text}");
+    }
 
     // The tuner keeps a choice for 70x130x50's class; made a tiling the
     // plan would not pick, the benchmark runs it at that shape and at

@@ -142,7 +142,8 @@ pub use spec::{conv1d_at, conv1d_bound, conv1d_reference, Conv1dSpec};
 
 use crate::op::Case;
 use crate::op::{
-    checked_indices, CliSpec, HostArray, Metric, Op, Options, Prepared, Size, Workload,
+    checked_indices, made_on_device, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
+    Workload,
 };
 use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, KernelDef, Result};
 use std::sync::Arc;
@@ -204,13 +205,17 @@ pub fn workload(len: usize, taps: usize) -> Workload {
                 Some(name) => Conv1dPlan::with_variant(backend, &spec, plan::variant_named(name)?)?,
                 None => Conv1dPlan::new(backend, &spec)?,
             };
-            let x = inputs::f32_values(0x5eed_c041, len);
-            let taps = inputs::f32_values(0x5eed_7a95, spec.taps);
+            // Device buffers before host values (`made_on_device`).
+            let out = backend.alloc(spec.signal_bytes()?)?;
+            let (filter, taps) = made_on_device(backend, spec.taps, || {
+                inputs::f32_values(0x5eed_7a95, spec.taps)
+            })?;
+            let (input, x) = made_on_device(backend, len, || inputs::f32_values(0x5eed_c041, len))?;
             Ok(Box::new(Conv1dRun {
                 plan,
-                input: Buffer::from_slice(backend, &x)?,
-                filter: Buffer::from_slice(backend, &taps)?,
-                out: backend.alloc(spec.signal_bytes()?)?,
+                input,
+                filter,
+                out,
                 x,
                 taps,
             }) as Box<dyn Prepared>)

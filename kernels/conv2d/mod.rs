@@ -202,8 +202,8 @@ pub use spec::{
 };
 
 use crate::op::{
-    checked_indices, Case, CliOption, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
-    Workload,
+    checked_indices, made_on_device, Case, CliOption, CliSpec, HostArray, Metric, Op, Options,
+    Prepared, Size, Workload,
 };
 use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Element, KernelDef, Result};
 use std::sync::Arc;
@@ -272,13 +272,19 @@ fn workload<P: Pixel + Element>(spec: Conv2dSpec, pixels: fn(u64, usize) -> Vec<
                 }
                 None => Conv2dPlan::new(backend, &spec, elem)?,
             };
-            let image = pixels(0x5eed_c042, spec.pixels()?);
-            let filter = inputs::f32_values(0x5eed_f117, spec.filter_len()?);
+            // Device buffers before host values (`made_on_device`).
+            let out = backend.alloc(spec.out_bytes()?)?;
+            let taps = spec.filter_len()?;
+            let (weights, filter) =
+                made_on_device(backend, taps, || inputs::f32_values(0x5eed_f117, taps))?;
+            let pixel_count = spec.pixels()?;
+            let (input, image) =
+                made_on_device(backend, pixel_count, || pixels(0x5eed_c042, pixel_count))?;
             Ok(Box::new(Conv2dRun {
                 plan,
-                input: Buffer::from_slice(backend, &image)?,
-                weights: Buffer::from_slice(backend, &filter)?,
-                out: backend.alloc(spec.out_bytes()?)?,
+                input,
+                weights,
+                out,
                 image,
                 filter,
             }) as Box<dyn Prepared>)

@@ -16,9 +16,9 @@ mod cpu;
 
 use crate::op::random::{self, Draw};
 use crate::op::{
-    check_apart, check_binding, compare_exact, preferred_group_size, prepare_kernel, seed,
-    u32_param, ArrayData, Case, CaseGroup, Check, CliSpec, Context, HostArray, Metric, Op, Options,
-    Prepared, Size, Verdict, Workload,
+    check_apart, check_binding, compare_exact, made_on_device, preferred_group_size,
+    prepare_kernel, seed, u32_param, ArrayData, Case, CaseGroup, Check, CliSpec, Context,
+    HostArray, Metric, Op, Options, Prepared, Size, Verdict, Workload,
 };
 use rosetta_core::{
     check_limit, inputs, Access, Backend, Buffer, Capabilities, DeviceInfo, Kernel, KernelDef,
@@ -205,14 +205,17 @@ pub fn workload(words: u64) -> Workload {
         None,
         Metric::Bandwidth,
         move |backend, _| {
-            // The plan first: it refuses a length past the device's limits
-            // before the words are made on the host.
+            // The plan and device buffers before the words are made on the
+            // host (`made_on_device`).
             let plan = CopyPlan::new(backend, words)?;
-            let data = inputs::u32_values(0x5eed_c0b1, words as usize);
+            let dst = backend.alloc(words * 4)?;
+            let len = words as usize;
+            let (src, data) =
+                made_on_device(backend, len, || inputs::u32_values(0x5eed_c0b1, len))?;
             Ok(Box::new(CopyRun {
                 plan,
-                src: Buffer::from_slice(backend, &data)?,
-                dst: backend.alloc(words * 4)?,
+                src,
+                dst,
                 data,
             }) as Box<dyn Prepared>)
         },

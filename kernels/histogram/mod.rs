@@ -104,7 +104,8 @@ pub use spec::{
 };
 
 use crate::op::{
-    ArrayData, Case, CliOption, CliSpec, HostArray, Metric, Op, Options, Prepared, Size, Workload,
+    made_on_device, ArrayData, Case, CliOption, CliSpec, HostArray, Metric, Op, Options, Prepared,
+    Size, Workload,
 };
 use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Error, KernelDef, Result};
 use std::sync::Arc;
@@ -187,26 +188,30 @@ fn workload(input: HistogramInput, distribution: Distribution, len: usize, bins:
                 }
                 None => HistogramPlan::new(backend, &spec)?,
             };
+            // Device buffers before host values (`made_on_device`).
+            let counts = backend.alloc(spec.counts_bytes())?;
             let seed = 0x5eed_4157;
-            let words = match distribution {
+            let words = || match distribution {
                 Distribution::Uniform => inputs::u32_below(seed, len, bins),
                 Distribution::Skewed => zipf_values(seed, len, bins),
                 Distribution::Constant => vec![bins / 3; len],
             };
             let (values, expected) = match input {
                 HistogramInput::U8 => {
-                    let bytes: Vec<u8> = words.iter().map(|&w| w as u8).collect();
-                    (Buffer::from_slice(backend, &bytes)?, count_u8(&bytes, bins))
+                    let (values, bytes) = made_on_device(backend, len, || {
+                        words().iter().map(|&w| w as u8).collect()
+                    })?;
+                    (values, count_u8(&bytes, bins))
                 }
-                _ => (
-                    Buffer::from_slice(backend, &words)?,
-                    count_u32(&words, bins),
-                ),
+                _ => {
+                    let (values, words) = made_on_device(backend, len, words)?;
+                    (values, count_u32(&words, bins))
+                }
             };
             Ok(Box::new(HistogramRun {
                 plan,
                 values,
-                counts: backend.alloc(spec.counts_bytes())?,
+                counts,
                 expected,
             }) as Box<dyn Prepared>)
         },

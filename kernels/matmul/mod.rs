@@ -150,8 +150,8 @@ pub use plan::{
 pub use spec::{matmul_at, matmul_bound, matmul_ref, MatmulSpec, PAD};
 
 use crate::op::{
-    checked_indices, ArrayData, Case, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
-    Workload,
+    checked_indices, made_on_device, ArrayData, Case, CliSpec, HostArray, Metric, Op, Options,
+    Prepared, Size, Workload,
 };
 use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Error, KernelDef, Result};
 use std::sync::Arc;
@@ -234,12 +234,17 @@ fn workload_among(m: usize, n: usize, k: usize, variants: Vec<MatmulVariant>) ->
                     MatmulPlan::with_variant(backend, &spec, v)?
                 }
             };
-            let a = inputs::f32_values(0x5eed_a0a0, m * k);
-            let b = inputs::f32_values(0x5eed_b0b0, k * n);
+            // Device buffers before host values (`made_on_device`); the
+            // spec checked m·k and k·n.
+            let c_buf = backend.alloc(mu * nu * 4)?;
+            let (a_buf, a) =
+                made_on_device(backend, m * k, || inputs::f32_values(0x5eed_a0a0, m * k))?;
+            let (b_buf, b) =
+                made_on_device(backend, k * n, || inputs::f32_values(0x5eed_b0b0, k * n))?;
             Ok(Box::new(MatmulRun {
-                a_buf: Buffer::from_slice(backend, &a)?,
-                b_buf: Buffer::from_slice(backend, &b)?,
-                c_buf: backend.alloc(mu * nu * 4)?,
+                a_buf,
+                b_buf,
+                c_buf,
                 plan,
                 a,
                 b,

@@ -40,7 +40,7 @@ pub use geometry::{
 pub use preset::{big_log2, roofline_words};
 pub use shape::{parse_shape, wrong_form, MAX_SHAPE_PRODUCT};
 pub use tuning::{plan_tuned, TuningCache, TuningChoice};
-pub use workload::{checked_indices, pow2_label, Metric, Prepared, Size, Workload};
+pub use workload::{checked_indices, made_on_device, pow2_label, Metric, Prepared, Size, Workload};
 
 use rosetta_core::{Backend, DeviceInfo, KernelDef, Result};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Benchmark workloads: what runs, the least traffic and arithmetic it
 //! needs, how it is charted, and how its output is checked.
 
-use rosetta_core::{Backend, Result};
+use rosetta_core::{Backend, Buffer, Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -193,4 +193,24 @@ pub fn checked_indices(len: usize) -> Vec<usize> {
         .map(|i| i * step + (rosetta_core::inputs::bits(0x5eed, i as u64) as usize % step))
         .chain([0, len - 1])
         .collect()
+}
+
+/// A workload's input: a device buffer of `len` values of `T`, allocated
+/// before `make` builds the values on the host, then filled with them. A
+/// length past the device's largest buffer is the allocation's typed error
+/// before the host spends memory on it (a user's `--shape` of 2^40 values
+/// aborted the process allocating them).
+pub fn made_on_device<T: bytemuck::Pod>(
+    backend: &Arc<dyn Backend>,
+    len: usize,
+    make: impl FnOnce() -> Vec<T>,
+) -> Result<(Buffer, Vec<T>)> {
+    let bytes = (len as u64)
+        .checked_mul(std::mem::size_of::<T>() as u64)
+        .ok_or_else(|| Error::ShapeMismatch(format!("{len} values' bytes overflow")))?;
+    let buffer = Buffer::new(backend, bytes)?;
+    let values = make();
+    debug_assert_eq!(values.len(), len);
+    buffer.write(&values)?;
+    Ok((buffer, values))
 }

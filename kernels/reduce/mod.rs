@@ -117,8 +117,8 @@ pub use plan::{last_group_sees_others, reduce_slice, tune_class, ReducePlan, Red
 pub use spec::{min_max_f32, reduce_int, sum_bound, sum_f32, IntElem, ReduceOp, ReduceSpec};
 
 use crate::op::{
-    ArrayData, Case, CliOption, CliSpec, Exact, HostArray, Metric, Op, Options, Prepared, Size,
-    Workload,
+    made_on_device, ArrayData, Case, CliOption, CliSpec, Exact, HostArray, Metric, Op, Options,
+    Prepared, Size, Workload,
 };
 use rosetta_core::{inputs, Backend, Buffer, DeviceInfo, Elem, Error, KernelDef, Result};
 use std::sync::Arc;
@@ -191,10 +191,11 @@ fn sum_workload(len: usize) -> Workload {
                     None => ReducePlan::new(backend, &spec)?,
                 },
             };
-            let x = inputs::f32_values(0x5eed_be4c, len);
+            // The device buffer before the host values (`made_on_device`).
+            let (input, x) = made_on_device(backend, len, || inputs::f32_values(0x5eed_be4c, len))?;
             Ok(Box::new(SumRun {
                 plan,
-                input: Buffer::from_slice(backend, &x)?,
+                input,
                 output: backend.alloc(4)?,
                 exact: sum_f32(&x),
                 len,

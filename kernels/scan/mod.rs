@@ -60,8 +60,8 @@ pub use plan::{scan_slice, tune_class, ScanPlan, ScanVariant};
 pub use spec::{prefix_bound, prefix_f32, prefix_words, ScanSpec};
 
 use crate::op::{
-    checked_indices, ArrayData, Case, CliSpec, HostArray, Metric, Op, Options, Prepared, Size,
-    Workload,
+    checked_indices, made_on_device, ArrayData, Case, CliSpec, HostArray, Metric, Op, Options,
+    Prepared, Size, Workload,
 };
 use rosetta_core::{bounds, inputs, Backend, Buffer, DeviceInfo, Elem, Error, KernelDef, Result};
 use std::sync::Arc;
@@ -125,10 +125,12 @@ fn workload(len: usize) -> Workload {
                 }
                 None => ScanPlan::new(backend, &spec)?,
             };
-            let x = inputs::f32_values(0x5eed_5ca1, len);
+            // Device buffers before host values (`made_on_device`).
+            let output = backend.alloc(len as u64 * 4)?;
+            let (input, x) = made_on_device(backend, len, || inputs::f32_values(0x5eed_5ca1, len))?;
             Ok(Box::new(ScanRun {
-                input: Buffer::from_slice(backend, &x)?,
-                output: backend.alloc(len as u64 * 4)?,
+                input,
+                output,
                 plan,
                 x,
             }) as Box<dyn Prepared>)
