@@ -2,7 +2,8 @@
 # Call 4: the whole-rounds rule at the shapes call 3 ran out of time for:
 # the untuned plan after the rule (default) against the large tiling the
 # plan took before it and the tilings it takes now, each checked against
-# the default's C (examples/zz_mm.rs, a scratch timer: zz_mm.rs here).
+# the default's C (examples/zz_mm.rs, a scratch timer: a copy of
+# docs/results/h100-2026-11-27g/shapes/zz_mm.rs, built with --example).
 set -u
 . .gl/env.sh
 nvidia-smi -L
