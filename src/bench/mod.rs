@@ -139,20 +139,23 @@ pub fn workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>
     Ok(list)
 }
 
-/// The one op of `options.ops` at each of `options.shapes`: a shape means
-/// something to one op only, so naming none, several or the chains is a
-/// usage error.
-fn shaped_workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
-    let op = match &options.ops[..] {
+/// The op that shapes of the user's are for: a shape means something to
+/// one op only, so `ops` naming none, several or the chains is a usage
+/// error.
+pub fn shaped_op(ops: &[String]) -> Result<&'static dyn rosetta_kernels::op::Op> {
+    match ops {
         [name] if !name.eq_ignore_ascii_case(CHAIN) => {
-            rosetta_kernels::find_op(name).map_err(Error::Usage)?
+            rosetta_kernels::find_op(name).map_err(Error::Usage)
         }
-        _ => {
-            return Err(Error::Usage(
-                "a shape is one op's: name exactly one --op (not chain) with --shape".into(),
-            ))
-        }
-    };
+        _ => Err(Error::Usage(
+            "a shape is one op's: name exactly one --op (not chain) with --shape".into(),
+        )),
+    }
+}
+
+/// The one op of `options.ops` ([`shaped_op`]) at each of `options.shapes`.
+fn shaped_workloads(device: &DeviceInfo, options: &Options) -> Result<Vec<Workload>> {
+    let op = shaped_op(&options.ops)?;
     let mut list = Vec::new();
     for dims in &options.shapes {
         list.extend(op.shaped_workloads(dims, device)?);

@@ -32,21 +32,14 @@ pub fn check_ops(ops: &[String]) -> Result<Vec<String>, Failure> {
 }
 
 /// Parse `--shape` texts (`rosetta::kernels::op::parse_shape`) for `ops`
-/// (as [`check_ops`] gave them): a shape is one op's, so with any shape
-/// exactly one op, not the chains, must be named. A usage error otherwise,
-/// before any device is opened.
+/// (as [`check_ops`] gave them): with any shape exactly one op, not the
+/// chains, must be named (`rosetta::bench::shaped_op`). A usage error
+/// otherwise, before any device is opened.
 pub fn check_shapes(ops: &[String], shapes: &[String]) -> Result<Vec<Vec<usize>>, Failure> {
     if shapes.is_empty() {
         return Ok(Vec::new());
     }
-    match ops {
-        [op] if op != rosetta::bench::CHAIN => {}
-        _ => {
-            return Err(Failure::Usage(
-                "a shape is one op's: name exactly one --op (not chain) with --shape".into(),
-            ))
-        }
-    }
+    rosetta::bench::shaped_op(ops)?;
     shapes
         .iter()
         .map(|text| rosetta::kernels::op::parse_shape(text).map_err(Failure::from))
