@@ -47,6 +47,11 @@ pub enum Error {
     /// A request the command line or a caller got wrong.
     #[error("{0}")]
     Usage(String),
+
+    /// The tuning cache cannot keep a choice (its file or folder, named in
+    /// the I/O error, cannot be written): tuning would keep nothing.
+    #[error("the tuning cache cannot be written: {0}")]
+    TuningCache(#[source] std::io::Error),
 }
 
 impl std::fmt::Debug for Error {
@@ -65,7 +70,7 @@ impl Error {
             Error::NoDevice { .. } | Error::BadFile { .. } | Error::Usage(_) => {
                 rosetta_core::ErrorKind::Usage
             }
-            Error::Io { .. } => rosetta_core::ErrorKind::Failure,
+            Error::Io { .. } | Error::TuningCache(_) => rosetta_core::ErrorKind::Failure,
         }
     }
 
@@ -75,7 +80,7 @@ impl Error {
         match self {
             Error::Device(e) => e.is_usage(),
             Error::NoDevice { .. } | Error::BadFile { .. } | Error::Usage(_) => true,
-            Error::Io { .. } => false,
+            Error::Io { .. } | Error::TuningCache(_) => false,
         }
     }
 

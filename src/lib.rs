@@ -34,6 +34,7 @@ mod error;
 mod machine;
 mod ops;
 mod selector;
+pub mod tune;
 pub mod user_kernel;
 
 pub use buffer::DeviceBuffer;
