@@ -25,23 +25,17 @@ pub fn run(
     });
     let tuner = Tuner::new(&devices, options)?;
     let bar = progress::bar(tuner.first_stage_runs(), "tune");
-    // Runs of the jobs finished; a job's runs grow by its second stage
-    // (`Progress::total`), and the bar with them.
-    let finished = std::cell::Cell::new(0u64);
+    let runs = std::cell::RefCell::new(RunCount::default());
     let mut failed = false;
     for job in 0..tuner.jobs() {
-        let job_runs = std::cell::Cell::new(None::<usize>);
         let tuned = tuner.tune(job, &|p| {
-            let known = *job_runs.get().get_or_insert(p.total);
-            if p.total > known {
-                bar.inc_length((p.total - known) as u64);
-                job_runs.set(Some(p.total));
-            }
+            let (grown, position) = runs.borrow_mut().report(p.done, p.total);
+            bar.inc_length(grown);
             bar.set_message(format!(
                 "{} {} on {} (round {}/{ROUNDS})",
                 p.label, p.variant, p.device, p.round
             ));
-            bar.set_position(finished.get() + p.done as u64 - 1);
+            bar.set_position(position);
         });
         let tuned = match tuned {
             Ok(tuned) => tuned,
@@ -50,8 +44,7 @@ pub fn run(
                 return Err(e.into());
             }
         };
-        finished.set(finished.get() + job_runs.get().unwrap_or(0) as u64);
-        bar.set_position(finished.get());
+        bar.set_position(runs.borrow_mut().end_job());
         for (variant, detail) in &tuned.wrong {
             writeln!(
                 out,
@@ -98,4 +91,55 @@ pub fn run(
     } else {
         Outcome::Success
     })
+}
+
+/// The bar's count of variant runs over the jobs: a job's runs are known
+/// from its progress reports and grow when its second stage starts.
+#[derive(Default)]
+struct RunCount {
+    /// Runs of the jobs finished.
+    finished: u64,
+    /// Runs of the job under way, as its last report said.
+    job: Option<usize>,
+}
+
+impl RunCount {
+    /// A report of run `done` of `total` in the job under way: by how much
+    /// the bar's length grows, and its position (runs before this one).
+    fn report(&mut self, done: usize, total: usize) -> (u64, u64) {
+        let known = self.job.unwrap_or(total);
+        self.job = Some(total.max(known));
+        (
+            total.saturating_sub(known) as u64,
+            self.finished + done.saturating_sub(1) as u64,
+        )
+    }
+
+    /// The job under way is over: its runs count as finished; the position.
+    fn end_job(&mut self) -> u64 {
+        self.finished += self.job.take().unwrap_or(0) as u64;
+        self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunCount;
+
+    /// The bar follows the jobs' runs, a job's second stage included (a
+    /// first form never grew the bar and counted no finished job).
+    #[test]
+    fn the_bar_counts_each_jobs_runs_and_its_second_stage() {
+        let mut runs = RunCount::default();
+        // A job of 10 first-stage runs, then 4 more.
+        assert_eq!(runs.report(1, 10), (0, 0));
+        assert_eq!(runs.report(10, 10), (0, 9));
+        assert_eq!(runs.report(11, 14), (4, 10));
+        assert_eq!(runs.report(14, 14), (0, 13));
+        assert_eq!(runs.end_job(), 14);
+        // The next job starts after it; one that reported nothing adds 0.
+        assert_eq!(runs.report(1, 6), (0, 14));
+        assert_eq!(runs.end_job(), 20);
+        assert_eq!(runs.end_job(), 20);
+    }
 }
