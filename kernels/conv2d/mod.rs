@@ -293,6 +293,25 @@ fn workload<P: Pixel + Element>(spec: Conv2dSpec, pixels: fn(u64, usize) -> Vec<
     .tunable(tune_class(&spec, elem), Conv2dVariant::names())
 }
 
+/// The benchmark's filter over `height × width`: `kh × kw`, zero border.
+fn zero_border(height: usize, width: usize, kh: usize, kw: usize) -> Conv2dSpec {
+    Conv2dSpec {
+        height,
+        width,
+        kh,
+        kw,
+        border: Border::Zero,
+    }
+}
+
+/// `spec`'s workloads, one per pixel type (f32, u8); `spec` must be valid.
+fn image_workloads(spec: Conv2dSpec) -> Vec<Workload> {
+    vec![
+        workload::<f32>(spec, inputs::f32_values),
+        workload::<u8>(spec, u8_pixels),
+    ]
+}
+
 fn u8_pixels(seed: u64, len: usize) -> Vec<u8> {
     inputs::u32_below(seed, len, 256)
         .into_iter()
@@ -339,17 +358,7 @@ impl Op for Conv2d {
 
     fn workloads(&self, size: Size, device: &DeviceInfo) -> Vec<Workload> {
         let side = side(size, device);
-        let spec = Conv2dSpec {
-            height: side,
-            width: side,
-            kh: 5,
-            kw: 5,
-            border: Border::Zero,
-        };
-        vec![
-            workload::<f32>(spec, inputs::f32_values),
-            workload::<u8>(spec, u8_pixels),
-        ]
+        image_workloads(zero_border(side, side, 5, 5))
     }
 
     fn shape_forms(&self) -> &'static [&'static str] {
@@ -369,18 +378,9 @@ impl Op for Conv2d {
             [h, w, kh, kw] => (h, w, kh, kw),
             _ => return Err(crate::op::wrong_form(self.name(), dims, self.shape_forms())),
         };
-        let spec = Conv2dSpec {
-            height,
-            width,
-            kh,
-            kw,
-            border: Border::Zero,
-        };
+        let spec = zero_border(height, width, kh, kw);
         spec.validate()?;
-        Ok(vec![
-            workload::<f32>(spec, inputs::f32_values),
-            workload::<u8>(spec, u8_pixels),
-        ])
+        Ok(image_workloads(spec))
     }
 
     fn cli(&self) -> CliSpec {

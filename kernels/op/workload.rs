@@ -198,8 +198,8 @@ pub fn checked_indices(len: usize) -> Vec<usize> {
 /// A workload's input: a device buffer of `len` values of `T`, allocated
 /// before `make` builds the values on the host, then filled with them. A
 /// length past the device's largest buffer is the allocation's typed error
-/// before the host spends memory on it (a user's `--shape` of 2^40 values
-/// aborted the process allocating them).
+/// before the host spends memory on it (a matmul `--shape` whose A held
+/// 2^48 values aborted the process allocating them).
 pub fn made_on_device<T: bytemuck::Pod>(
     backend: &Arc<dyn Backend>,
     len: usize,
